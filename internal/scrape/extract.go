@@ -1,0 +1,769 @@
+package scrape
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/andybalholm/cascadia"
+	"golang.org/x/net/html"
+
+	"github.com/taskpipe/taskpipe/internal/task"
+	"github.com/taskpipe/taskpipe/internal/weburl"
+)
+
+// Bounds of the fields of a Summary. Together with MarshalBounded they keep
+// a result far below task.MaxResultBytes in the common case and never above
+// it.
+const (
+	maxTitleBytes       = 300
+	maxDescriptionBytes = 1000
+	maxH1Bytes          = 300
+	maxLangBytes        = 35 // the longest BCP 47 tag in common use
+	maxURLBytes         = weburl.MaxLen
+	maxEmails           = 20
+	maxEmailBytes       = 254 // RFC 5321 §4.5.3.1.3
+	maxSocials          = 20
+	maxSocialURLBytes   = 300
+)
+
+// Bounds of the fragment handed to goquery.
+const (
+	maxFragmentBytes = 256 << 10
+	maxTitleRaw      = 4 << 10
+	maxH1Raw         = 16 << 10
+	maxMetaTags      = 100
+	maxDomainCache   = 512
+)
+
+// Summary is what the scraper stores about a page. Every string and list is
+// bounded; MarshalBounded guarantees the JSON fits task.MaxResultBytes.
+type Summary struct {
+	// URL is the final URL, after redirects.
+	URL string `json:"url"`
+	// Status is the HTTP status of the final response (0 when the summary
+	// was extracted from a reader, not fetched).
+	Status int `json:"status,omitempty"`
+	// Title is the document's <title> (og:title when there is none).
+	Title string `json:"title,omitempty"`
+	// Description is <meta name=description> (og:description or
+	// twitter:description when there is none).
+	Description string `json:"description,omitempty"`
+	// Canonical is <link rel=canonical>, resolved to an absolute http(s)
+	// URL.
+	Canonical string `json:"canonical,omitempty"`
+	// Lang is <html lang> (or the Content-Language meta).
+	Lang string `json:"lang,omitempty"`
+	// H1 is the text of the first <h1>.
+	H1 string `json:"h1,omitempty"`
+	// InternalLinks and ExternalLinks count <a href> and <area href> to
+	// http(s) URLs by whether their registrable domain is the page's.
+	InternalLinks int `json:"internalLinks"`
+	ExternalLinks int `json:"externalLinks"`
+	// Emails are the addresses in mailto: links and in the visible text,
+	// lowercased, deduplicated, in order of appearance, at most 20.
+	Emails []string `json:"emails,omitempty"`
+	// Socials are links to social profiles, deduplicated, at most 20.
+	Socials []Social `json:"socials,omitempty"`
+	// TextLength is the number of characters of visible text, with runs of
+	// whitespace counted as one.
+	TextLength int `json:"textLength"`
+	// Bytes is the size of the body read, after decompression and before
+	// charset conversion.
+	Bytes int64 `json:"bytes"`
+	// Truncated says the body was longer than the client's MaxBodyBytes
+	// and the summary describes only its first MaxBodyBytes.
+	Truncated bool `json:"truncated"`
+	// Trimmed says MarshalBounded dropped list entries or shortened strings
+	// to fit task.MaxResultBytes.
+	Trimmed bool `json:"trimmed,omitempty"`
+}
+
+// Social is one social profile link.
+type Social struct {
+	// Network is a short name: "x", "linkedin", "facebook", ...
+	Network string `json:"network"`
+	URL     string `json:"url"`
+}
+
+// Extract reads an HTML document (UTF-8; the Client converts other
+// charsets first) and summarizes it. pageURL is the document's address: it
+// resolves relative links and decides which links are internal. Extract
+// reads r to the end; it fails only when r does.
+func Extract(r io.Reader, pageURL *url.URL) (Summary, error) {
+	e := newExtractor(pageURL)
+	z := html.NewTokenizer(r)
+	for {
+		switch tt := z.Next(); tt {
+		case html.ErrorToken:
+			if err := z.Err(); err != io.EOF {
+				return Summary{}, fmt.Errorf("scrape: extract: %w", err)
+			}
+			return e.finish()
+		case html.StartTagToken, html.SelfClosingTagToken:
+			e.startTag(z, tt == html.SelfClosingTagToken)
+		case html.EndTagToken:
+			e.endTag(z)
+		case html.TextToken:
+			e.text(z)
+		}
+	}
+}
+
+// extractor is the streaming pass. It counts and collects from every token,
+// and copies the raw markup of the few elements that carry the structured
+// fields (html, title, meta, link, the first h1) into a small fragment that
+// goquery parses at the end. See the package documentation for why.
+type extractor struct {
+	sum        Summary
+	page       *url.URL
+	pageDomain string
+	base       *url.URL // page, or the first <base href>
+	baseSeen   bool
+	baseIntern bool // relative links are internal
+
+	domains map[string]string // host → registrable domain
+
+	rawTag        string // the raw-text element the tokenizer is inside
+	templateDepth int
+	svgDepth      int
+	lastSpace     bool
+
+	htmlTag  []byte // raw first <html> start tag
+	head     []byte // raw title, meta and link tags
+	h1       []byte // raw tokens of the first h1
+	titleRaw int    // -1 before the first title, 1 inside it, 0 after
+	h1State  int    // -1 before the first h1, 1 inside it, 0 after
+	metas    int
+
+	emails  map[string]bool
+	socials map[string]bool
+}
+
+func newExtractor(page *url.URL) *extractor {
+	e := &extractor{
+		page:      page,
+		base:      page,
+		domains:   make(map[string]string),
+		lastSpace: true,
+		titleRaw:  -1,
+		h1State:   -1,
+		emails:    make(map[string]bool),
+		socials:   make(map[string]bool),
+	}
+	shown := *page
+	shown.Fragment, shown.RawFragment = "", ""
+	e.sum.URL = task.Truncate(shown.String(), maxURLBytes)
+	e.pageDomain = e.domain(page.Hostname())
+	e.baseIntern = true
+	return e
+}
+
+// rawTextTags are the elements whose content the tokenizer returns as one
+// raw text token (html.Tokenizer readStartTag) and which a reader does not
+// see as page text. <plaintext> is raw too, but its content is visible.
+var rawTextTags = map[string]bool{
+	"iframe": true, "noembed": true, "noframes": true, "noscript": true,
+	"script": true, "style": true, "textarea": true, "title": true, "xmp": true,
+}
+
+func (e *extractor) startTag(z *html.Tokenizer, selfClosing bool) {
+	// The raw markup is what goquery will parse. (TagAttr copies what it
+	// returns, so raw stays intact while the attributes are read.)
+	raw := z.Raw()
+	name := tagName(raw)
+	if rawTextTags[name] {
+		e.rawTag = name
+	}
+	if e.h1State == 1 {
+		if name == "h1" || e.rawTag != "" {
+			// A nested <h1> closes the first one in the HTML parser; script
+			// and style content would pollute the heading's text.
+			if name == "h1" {
+				e.h1State = 0
+			}
+		} else {
+			e.h1 = appendCapped(e.h1, raw, maxH1Raw)
+		}
+	}
+	switch name {
+	case "html":
+		if e.htmlTag == nil {
+			e.htmlTag = append([]byte(nil), raw...)
+		}
+	case "title":
+		if e.titleRaw == -1 && e.svgDepth == 0 {
+			e.titleRaw = 1
+			e.head = appendCapped(e.head, raw, maxFragmentBytes)
+		}
+	case "meta":
+		if e.metas < maxMetaTags {
+			mark := len(e.head)
+			e.head = appendCapped(e.head, raw, maxFragmentBytes)
+			if !e.keepMeta(z) {
+				e.head = e.head[:mark]
+			} else {
+				e.metas++
+			}
+		}
+		return
+	case "link":
+		mark := len(e.head)
+		e.head = appendCapped(e.head, raw, maxFragmentBytes)
+		if !relHasCanonical(z) {
+			e.head = e.head[:mark]
+		}
+		return
+	case "h1":
+		if e.h1State == -1 && e.templateDepth == 0 && e.svgDepth == 0 {
+			e.h1State = 1
+			e.h1 = appendCapped(e.h1, raw, maxH1Raw)
+		}
+	case "template":
+		if !selfClosing {
+			e.templateDepth++
+		}
+	case "svg":
+		if !selfClosing {
+			e.svgDepth++
+		}
+	case "base":
+		if !e.baseSeen {
+			e.baseTag(z)
+		}
+	case "a", "area":
+		if e.templateDepth == 0 {
+			if href, ok := attr(z, "href"); ok {
+				e.link(href)
+			}
+		}
+	}
+}
+
+func (e *extractor) endTag(z *html.Tokenizer) {
+	raw := z.Raw()
+	name := tagName(raw)
+	wasRaw := e.rawTag != ""
+	e.rawTag = ""
+	switch name {
+	case "title":
+		if e.titleRaw == 1 {
+			e.titleRaw = 0
+			e.head = append(e.head, raw...)
+		}
+	case "h1":
+		if e.h1State == 1 {
+			e.h1State = 0
+			e.h1 = append(e.h1, raw...)
+		}
+	case "template":
+		if e.templateDepth > 0 {
+			e.templateDepth--
+		}
+	case "svg":
+		if e.svgDepth > 0 {
+			e.svgDepth--
+		}
+	default:
+		if e.h1State == 1 && !wasRaw {
+			e.h1 = appendCapped(e.h1, raw, maxH1Raw)
+		}
+	}
+}
+
+func (e *extractor) text(z *html.Tokenizer) {
+	raw := z.Raw() // Text() unescapes in place, so copy the raw text first
+	switch {
+	case e.rawTag == "title" && e.titleRaw == 1:
+		e.head = appendCapped(e.head, raw, min(len(e.head)+maxTitleRaw, maxFragmentBytes))
+		return
+	case e.rawTag != "":
+		return
+	case e.h1State == 1:
+		e.h1 = appendCapped(e.h1, raw, maxH1Raw)
+	}
+	if e.templateDepth > 0 {
+		return
+	}
+	t := z.Text()
+	e.countText(t)
+	if len(e.sum.Emails) < maxEmails && bytes.IndexByte(t, '@') >= 0 {
+		for _, m := range emailInText.FindAll(t, maxEmails) {
+			e.addEmail(string(m))
+		}
+	}
+}
+
+// countText adds the characters of t to TextLength, counting each run of
+// whitespace (also across tokens) as one.
+func (e *extractor) countText(t []byte) {
+	n, last := 0, e.lastSpace
+	for i := 0; i < len(t); {
+		c := t[i]
+		if c < utf8.RuneSelf {
+			i++
+			if c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' {
+				if !last {
+					n++
+					last = true
+				}
+				continue
+			}
+			n++
+			last = false
+			continue
+		}
+		r, size := utf8.DecodeRune(t[i:])
+		i += size
+		if unicode.IsSpace(r) {
+			if !last {
+				n++
+				last = true
+			}
+			continue
+		}
+		n++
+		last = false
+	}
+	e.sum.TextLength += n
+	e.lastSpace = last
+}
+
+// keepMeta reports whether a <meta> carries a field the summary uses.
+func (e *extractor) keepMeta(z *html.Tokenizer) bool {
+	for more := true; more; {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		switch string(k) {
+		case "name", "property", "http-equiv":
+			switch strings.ToLower(strings.TrimSpace(string(v))) {
+			case "description", "og:description", "twitter:description", "og:title", "content-language":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func relHasCanonical(z *html.Tokenizer) bool {
+	v, ok := attr(z, "rel")
+	if !ok {
+		return false
+	}
+	for _, f := range strings.Fields(v) {
+		if strings.EqualFold(f, "canonical") {
+			return true
+		}
+	}
+	return false
+}
+
+// baseTag applies the first <base href>: later relative links resolve
+// against it (HTML §4.2.3). Links before it were already resolved against
+// the page URL; pages put <base> first in <head>, as the standard asks.
+func (e *extractor) baseTag(z *html.Tokenizer) {
+	href, ok := attr(z, "href")
+	if !ok {
+		return
+	}
+	e.baseSeen = true
+	b, err := e.page.Parse(strings.TrimSpace(href))
+	if err != nil || (b.Scheme != "http" && b.Scheme != "https") || b.Host == "" {
+		return
+	}
+	e.base = b
+	e.baseIntern = e.domain(b.Hostname()) == e.pageDomain
+}
+
+// link classifies one href.
+func (e *extractor) link(href string) {
+	href = strings.TrimSpace(href)
+	if href == "" || href[0] == '#' {
+		return // the page itself
+	}
+	if scheme, rest, ok := cutScheme(href); ok {
+		switch scheme {
+		case "http", "https":
+		case "mailto":
+			e.mailto(rest)
+			return
+		default:
+			return // tel:, javascript:, data:, ...
+		}
+	} else if !isNetworkPath(href) {
+		// A path relative to the base: same host as the base.
+		if e.baseIntern {
+			e.sum.InternalLinks++
+		} else {
+			e.sum.ExternalLinks++
+		}
+		return
+	}
+	u, err := e.base.Parse(strings.ReplaceAll(href, `\`, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return
+	}
+	host := u.Hostname()
+	d := e.domain(host)
+	if d == e.pageDomain {
+		e.sum.InternalLinks++
+		return
+	}
+	e.sum.ExternalLinks++
+	e.social(u, host, d)
+}
+
+// cutScheme splits "scheme:rest" when href starts with a URL scheme
+// (RFC 3986 §3.1); the scheme is lowercased.
+func cutScheme(href string) (scheme, rest string, ok bool) {
+	for i := 0; i < len(href); i++ {
+		c := href[i]
+		switch {
+		case c|0x20 >= 'a' && c|0x20 <= 'z':
+		case i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
+		case i > 0 && c == ':':
+			return strings.ToLower(href[:i]), href[i+1:], true
+		default:
+			return "", "", false
+		}
+	}
+	return "", "", false
+}
+
+// isNetworkPath reports whether href is scheme-relative ("//host/path").
+// Browsers treat backslashes like slashes there (WHATWG URL), so an href of
+// "\\evil.example" leaves the site.
+func isNetworkPath(href string) bool {
+	return len(href) >= 2 && (href[0] == '/' || href[0] == '\\') && (href[1] == '/' || href[1] == '\\')
+}
+
+func (e *extractor) mailto(rest string) {
+	if i := strings.IndexByte(rest, '?'); i >= 0 {
+		rest = rest[:i]
+	}
+	if un, err := url.PathUnescape(rest); err == nil {
+		rest = un
+	}
+	for _, addr := range strings.Split(rest, ",") {
+		addr = strings.TrimSpace(addr)
+		if emailExact.MatchString(addr) {
+			e.addEmail(addr)
+		}
+	}
+}
+
+var (
+	emailPattern = `[A-Za-z0-9._%+\-]+@[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9\-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,24}`
+	emailInText  = regexp.MustCompile(emailPattern)
+	emailExact   = regexp.MustCompile(`^` + emailPattern + `$`)
+)
+
+// notMailTLDs are "top-level domains" that are really file extensions:
+// "logo@2x.png" in a text is an image name, not an address.
+var notMailTLDs = map[string]bool{
+	"png": true, "jpg": true, "jpeg": true, "gif": true, "svg": true, "webp": true,
+	"avif": true, "ico": true, "css": true, "js": true, "json": true, "html": true,
+}
+
+func (e *extractor) addEmail(addr string) {
+	if len(e.sum.Emails) >= maxEmails || len(addr) > maxEmailBytes {
+		return
+	}
+	addr = strings.Trim(strings.ToLower(addr), ".")
+	at := strings.LastIndexByte(addr, '@')
+	if at <= 0 || strings.HasSuffix(addr[:at], ".") {
+		return
+	}
+	if notMailTLDs[addr[strings.LastIndexByte(addr, '.')+1:]] {
+		return
+	}
+	if e.emails[addr] {
+		return
+	}
+	e.emails[addr] = true
+	e.sum.Emails = append(e.sum.Emails, addr)
+}
+
+// socialNetworks maps the registrable domain of a profile link to the
+// network's short name.
+var socialNetworks = map[string]string{
+	"bsky.app":        "bluesky",
+	"facebook.com":    "facebook",
+	"fb.com":          "facebook",
+	"github.com":      "github",
+	"instagram.com":   "instagram",
+	"linkedin.com":    "linkedin",
+	"mastodon.social": "mastodon",
+	"pinterest.com":   "pinterest",
+	"t.me":            "telegram",
+	"threads.com":     "threads",
+	"threads.net":     "threads",
+	"tiktok.com":      "tiktok",
+	"twitter.com":     "x",
+	"vimeo.com":       "vimeo",
+	"x.com":           "x",
+	"xing.com":        "xing",
+	"youtube.com":     "youtube",
+}
+
+// notProfilePaths are first path segments of share buttons, embeds and
+// videos on the social sites: links there are not the company's profile.
+var notProfilePaths = map[string]bool{
+	"dialog": true, "embed": true, "hashtag": true, "home": true, "intent": true,
+	"login": true, "pin": true, "plugins": true, "search": true, "share": true,
+	"sharearticle": true, "sharer": true, "sharer.php": true, "sharing": true,
+	"shorts": true, "tr": true, "watch": true, "cws": true,
+}
+
+// profileSegments is how many path segments name a profile on each
+// network: "x.com/acme/status/1" is a post by the profile "x.com/acme",
+// "github.com/acme/repo/issues" a page of "github.com/acme", while
+// "linkedin.com/company/acme" needs two. Networks not listed keep two.
+var profileSegments = map[string]int{
+	"github": 1, "instagram": 1, "mastodon": 1, "pinterest": 1, "telegram": 1,
+	"threads": 1, "tiktok": 1, "vimeo": 1, "x": 1,
+}
+
+func (e *extractor) social(u *url.URL, host, domain string) {
+	network, ok := socialNetworks[domain]
+	if !ok || len(e.sum.Socials) >= maxSocials {
+		return
+	}
+	segs := strings.FieldsFunc(u.EscapedPath(), func(r rune) bool { return r == '/' })
+	if len(segs) == 0 || notProfilePaths[strings.ToLower(segs[0])] {
+		return
+	}
+	keep := profileSegments[network]
+	switch {
+	case network == "youtube" && strings.HasPrefix(segs[0], "@"):
+		keep = 1 // youtube.com/@handle, but youtube.com/channel/ID
+	case network == "facebook":
+		keep = 1 // facebook.com/name, but facebook.com/groups/name
+		if s := strings.ToLower(segs[0]); s == "groups" || s == "pages" || s == "people" {
+			keep = 2
+		}
+	case keep == 0:
+		keep = 2
+	}
+	segs = segs[:min(keep, len(segs))]
+	host = strings.ToLower(host)
+	for _, p := range []string{"www.", "m.", "mobile."} {
+		host = strings.TrimPrefix(host, p)
+	}
+	link := "https://" + host + "/" + strings.Join(segs, "/")
+	key := strings.ToLower(link)
+	if len(link) > maxSocialURLBytes || e.socials[key] {
+		return
+	}
+	e.socials[key] = true
+	e.sum.Socials = append(e.sum.Socials, Social{Network: network, URL: link})
+}
+
+// domain returns the registrable domain of host, cached: publicsuffix
+// lookups dominate the cost of a link otherwise.
+func (e *extractor) domain(host string) string {
+	if d, ok := e.domains[host]; ok {
+		return d
+	}
+	d := weburl.HostDomain(host)
+	if len(e.domains) < maxDomainCache {
+		e.domains[host] = d
+	}
+	return d
+}
+
+// The selectors of the structured fields, compiled once: compiling them
+// per page cost more allocations than parsing the fragment.
+var (
+	selTitle = cascadia.MustCompile("title")
+	selH1    = cascadia.MustCompile("h1")
+	selHTML  = cascadia.MustCompile("html")
+	selLink  = cascadia.MustCompile("link[rel][href]")
+	selMeta  = cascadia.MustCompile("meta[content]")
+)
+
+// finish parses the collected fragment with goquery and fills in the
+// structured fields.
+func (e *extractor) finish() (Summary, error) {
+	if e.titleRaw == 1 {
+		e.head = append(e.head, "</title>"...)
+	}
+	frag := make([]byte, 0, len(e.htmlTag)+len(e.head)+len(e.h1)+64)
+	if e.htmlTag != nil {
+		frag = append(frag, e.htmlTag...)
+	} else {
+		frag = append(frag, "<html>"...)
+	}
+	frag = append(frag, "<head>"...)
+	frag = append(frag, e.head...)
+	frag = append(frag, "</head><body>"...)
+	frag = append(frag, e.h1...)
+	frag = append(frag, "</body></html>"...)
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(frag))
+	if err != nil {
+		return Summary{}, fmt.Errorf("scrape: extract: parse fragment: %w", err)
+	}
+	s := e.sum
+	s.Title = clean(doc.FindMatcher(selTitle).First().Text(), maxTitleBytes)
+	if s.Title == "" {
+		s.Title = clean(metaContent(doc, "og:title"), maxTitleBytes)
+	}
+	s.Description = clean(metaContent(doc, "description", "og:description", "twitter:description"), maxDescriptionBytes)
+	s.H1 = clean(doc.FindMatcher(selH1).First().Text(), maxH1Bytes)
+	s.Lang = cleanLang(doc.FindMatcher(selHTML).AttrOr("lang", ""))
+	if s.Lang == "" {
+		s.Lang = cleanLang(metaContent(doc, "content-language"))
+	}
+	doc.FindMatcher(selLink).EachWithBreak(func(_ int, l *goquery.Selection) bool {
+		u, err := e.base.Parse(strings.TrimSpace(l.AttrOr("href", "")))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return true
+		}
+		u.Fragment, u.RawFragment = "", ""
+		if c := u.String(); len(c) <= maxURLBytes && utf8.ValidString(c) {
+			s.Canonical = c
+			return false
+		}
+		return true
+	})
+	return s, nil
+}
+
+// metaContent returns the content of the first meta whose name, property
+// or http-equiv is keys[0]; failing that keys[1], and so on. HTML matches
+// these names case-insensitively, which attribute selectors do not, hence
+// the filter.
+func metaContent(doc *goquery.Document, keys ...string) string {
+	metas := doc.FindMatcher(selMeta)
+	for _, key := range keys {
+		var found string
+		metas.EachWithBreak(func(_ int, m *goquery.Selection) bool {
+			for _, a := range []string{"name", "property", "http-equiv"} {
+				if v, ok := m.Attr(a); ok && strings.EqualFold(strings.TrimSpace(v), key) {
+					if c := strings.TrimSpace(m.AttrOr("content", "")); c != "" {
+						found = c
+						return false
+					}
+				}
+			}
+			return true
+		})
+		if found != "" {
+			return found
+		}
+	}
+	return ""
+}
+
+// clean makes page text fit for storage: valid UTF-8, no control
+// characters, whitespace runs collapsed to one space, at most max bytes.
+func clean(s string, max int) string {
+	var b strings.Builder
+	b.Grow(min(len(s), max+4))
+	space := false
+	for _, r := range strings.ToValidUTF8(s, "") {
+		switch {
+		case unicode.IsSpace(r):
+			space = b.Len() > 0
+			continue
+		case unicode.IsControl(r), r == utf8.RuneError, unicode.Is(unicode.Cf, r) && r != '\u200d':
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		if b.Len()+utf8.RuneLen(r) > max {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// cleanLang keeps a language tag's first token when it looks like BCP 47.
+func cleanLang(s string) string {
+	f := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
+	if len(f) == 0 || len(f[0]) > maxLangBytes {
+		return ""
+	}
+	for _, c := range []byte(f[0]) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return ""
+		}
+	}
+	return f[0]
+}
+
+// knownTags are the tag names the extractor acts on. Looking a []byte up
+// in a map with a string(b) key does not allocate, and the result is a
+// constant string that the switches compare cheaply.
+var knownTags = map[string]string{}
+
+func init() {
+	for _, t := range []string{"a", "area", "base", "h1", "html", "link", "meta", "svg", "template"} {
+		knownTags[t] = t
+	}
+	for t := range rawTextTags {
+		knownTags[t] = t
+	}
+}
+
+// tagName returns the name of the tag whose raw markup is raw ("<A HREF=x>",
+// "</h1 >") if the extractor acts on it, else "". It reads the name from
+// the raw bytes because Tokenizer.TagName allocates a copy for every tag.
+func tagName(raw []byte) string {
+	i := 1
+	if len(raw) > 1 && raw[1] == '/' {
+		i = 2
+	}
+	var buf [10]byte
+	n := 0
+	for ; i < len(raw); i++ {
+		c := raw[i]
+		if c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '/' || c == '>' {
+			break
+		}
+		if n == len(buf) {
+			return ""
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[n] = c
+		n++
+	}
+	return knownTags[string(buf[:n])]
+}
+
+// attr returns the value of the named attribute of the current tag.
+func attr(z *html.Tokenizer, name string) (string, bool) {
+	for more := true; more; {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		if string(k) == name {
+			return string(v), true
+		}
+		if k == nil {
+			break
+		}
+	}
+	return "", false
+}
+
+// appendCapped appends src to dst while dst stays within limit bytes.
+func appendCapped(dst, src []byte, limit int) []byte {
+	if room := limit - len(dst); room < len(src) {
+		if room <= 0 {
+			return dst
+		}
+		src = src[:room]
+	}
+	return append(dst, src...)
+}
