@@ -1,0 +1,149 @@
+// Package tfprovidertest gives tests a Terraform CLI wired to the local
+// hashicorp/aws provider: CLIConfig builds the provider once per test process
+// into a temporary filesystem mirror and returns a CLI configuration file for
+// TF_CLI_CONFIG_FILE; Terraform locates the terraform binary. Neither skips:
+// a missing binary or schema file fails the test with the command that fixes
+// it.
+//
+// Packages that use CLIConfig should remove the mirror when they finish:
+//
+//	func TestMain(m *testing.M) {
+//		code := m.Run()
+//		tfprovidertest.Cleanup()
+//		os.Exit(code)
+//	}
+package tfprovidertest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/taskpipe/taskpipe/internal/tfprovider"
+)
+
+// modulePath is the Go module whose root holds go.mod, bin/ and cmd/.
+const modulePath = "github.com/taskpipe/taskpipe"
+
+var (
+	once      sync.Once
+	mirrorDir string
+	cliConfig string
+	buildErr  error
+)
+
+// CLIConfig returns the path of a CLI configuration file that installs
+// hashicorp/aws from a mirror holding the local provider built from this
+// checkout. The first call builds it (go build, about 20 s cold); later calls
+// in the same process reuse it.
+func CLIConfig(t testing.TB) string {
+	t.Helper()
+	once.Do(func() { cliConfig, buildErr = build() })
+	if buildErr != nil {
+		t.Fatalf("tfprovidertest: %v", buildErr)
+	}
+	return cliConfig
+}
+
+// Cleanup removes the mirror CLIConfig built, if any.
+func Cleanup() {
+	if mirrorDir != "" {
+		_ = os.RemoveAll(mirrorDir)
+	}
+}
+
+// Terraform returns the terraform binary: $TERRAFORM, else <repo>/bin/terraform.
+func Terraform(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("TERRAFORM"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("tfprovidertest: TERRAFORM=%s: %v", p, err)
+		}
+		return p
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatalf("tfprovidertest: %v", err)
+	}
+	p := filepath.Join(root, "bin", "terraform")
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("tfprovidertest: no terraform binary at %s (run make tools, or set TERRAFORM): %v", p, err)
+	}
+	return p
+}
+
+// SchemaPath returns the schema file the provider is built against:
+// $TASKPIPE_AWS_SCHEMA, else <repo>/../shared/aws-provider-schema/aws-6.47.0.json.
+func SchemaPath() (string, error) {
+	if p := os.Getenv(tfprovider.SchemaEnv); p != "" {
+		return filepath.Abs(p)
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Clean(filepath.Join(root, "..", "shared", "aws-provider-schema", "aws-6.47.0.json")), nil
+}
+
+// RepoRoot walks up from the working directory to the directory whose
+// go.mod declares this module.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("repo root: %w", err)
+	}
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && bytes.Contains(b, []byte("module "+modulePath+"\n")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("repo root: no go.mod for " + modulePath + " above the working directory")
+		}
+		dir = parent
+	}
+}
+
+func build() (string, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	schema, err := SchemaPath()
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(schema); err != nil {
+		return "", fmt.Errorf("provider schema %s: %w (produce it with the real provider: "+
+			"terraform init && terraform providers schema -json, or set %s)", schema, err, tfprovider.SchemaEnv)
+	}
+	dir, err := os.MkdirTemp("", "taskpipe-tfmirror-")
+	if err != nil {
+		return "", fmt.Errorf("mirror dir: %w", err)
+	}
+	mirrorDir = dir
+	bin := tfprovider.MirrorBinaryPath(dir, runtime.GOOS, runtime.GOARCH)
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goTool); err != nil {
+		goTool = "go"
+	}
+	cmd := exec.Command(goTool, "build", "-trimpath",
+		"-ldflags", "-X github.com/taskpipe/taskpipe/internal/tfprovider.defaultSchemaPath="+schema,
+		"-o", bin, "./cmd/terraform-provider-aws")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("go build provider: %w: %s", err, stderr.String())
+	}
+	return tfprovider.WriteCLIConfig(dir)
+}
