@@ -1,0 +1,253 @@
+package fixtureweb
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/taskpipe/taskpipe/internal/task"
+	"github.com/taskpipe/taskpipe/internal/weburl"
+)
+
+// Outcome is where an input line ends up. Finished and Failed are the
+// task.State values of the terminal task.
+type Outcome string
+
+// The outcomes.
+const (
+	// Finished: the task ends Finished with a result.
+	Finished Outcome = Outcome(task.StateFinished)
+	// Failed: the task ends Failed, with Expectation.Kind.
+	Failed Outcome = Outcome(task.StateFailed)
+	// Rejected: weburl.Normalize refuses the line, so submitting it
+	// creates no task.
+	Rejected Outcome = "Rejected"
+	// Unknown: a valid URL that is not a page of this web (another host,
+	// another path); nothing can be predicted about it.
+	Unknown Outcome = "Unknown"
+)
+
+// Expectation is the predicted end of one input line, derived from the
+// site's behaviour and Config.Limits under the rules of package scrape and
+// the scraper's decision table (package handler): a fatal fetch error
+// fails the task at once; a retryable one releases it for another claim,
+// and a claim beyond the task's MaxAttempts fails it as exhausted.
+//
+// The prediction assumes a run without injected faults and the first
+// visit to the site: a flaky or rate-limited site that has healed stays
+// healed, so a second task for it needs fewer requests.
+type Expectation struct {
+	Line    string
+	Outcome Outcome
+	// Kind is task.KindFatal or task.KindExhausted for Failed, "" otherwise.
+	Kind task.ErrorKind
+	// Site is the site's id, -1 for a line that names no site.
+	Site     int
+	Behavior Behavior
+	// Truncated is the expected Summary.Truncated of a Finished task.
+	Truncated bool
+	// Claims is the number of claims that run a fetch: the task's final
+	// attempts count.
+	Claims int
+	// Requests is the number of HTTP requests the web receives for the
+	// line, redirects included.
+	Requests int
+	// Reason says why, in a few words.
+	Reason string
+}
+
+// Matches reports whether a task that ended in state with kind meets the
+// expectation. A site that never heals matches Failed with KindExhausted,
+// and also with KindStuck: when the work queue's maxReceiveCount is not
+// above the task's MaxAttempts, the queue gives up on the message before
+// the claim that would mark it exhausted, and the reconciler fails it as
+// stuck instead (DESIGN.md §3).
+func (e Expectation) Matches(state task.State, kind task.ErrorKind) bool {
+	switch {
+	case e.Outcome == Finished:
+		return state == task.StateFinished
+	case e.Outcome == Failed && e.Kind == task.KindFatal:
+		return state == task.StateFailed && kind == task.KindFatal
+	case e.Outcome == Failed && e.Kind == task.KindExhausted:
+		return state == task.StateFailed && (kind == task.KindExhausted || kind == task.KindStuck)
+	}
+	return false
+}
+
+// Expect predicts the outcome of one input line. Lines are judged the way
+// the submitter judges them: weburl.Normalize first, so a line it rejects
+// never becomes a task.
+func (w *Web) Expect(line string) Expectation {
+	e := Expectation{Line: line, Site: -1}
+	u, err := weburl.Normalize(line)
+	if err != nil {
+		e.Outcome, e.Reason = Rejected, err.Error()
+		return e
+	}
+	id, ok := w.siteOf(u)
+	if !ok {
+		e.Outcome, e.Reason = Unknown, "not a home page of this fixture web ("+w.BaseURL()+")"
+		return e
+	}
+	s := w.sites[id]
+	e.Site, e.Behavior = id, s.Behavior
+	w.expectSite(&e, s)
+	return e
+}
+
+// siteOf returns the site whose home page u is, on this web's origin.
+func (w *Web) siteOf(u *url.URL) (int, bool) {
+	base := w.BaseURL()
+	if base == "" {
+		return 0, false
+	}
+	bu, err := weburl.Normalize(base)
+	if err != nil || bu.Scheme != u.Scheme || bu.Host != u.Host {
+		return 0, false
+	}
+	id, rest, ok := w.parseSitePath(u.Path)
+	if !ok || rest != "/" {
+		return 0, false
+	}
+	return id, true
+}
+
+// expectSite fills in the outcome of a first visit to s.
+func (w *Web) expectSite(e *Expectation, s Site) {
+	l := w.cfg.Limits
+	done := func(requests, claims int, why string) {
+		e.Outcome, e.Requests, e.Claims, e.Reason = Finished, requests, claims, why
+	}
+	fatal := func(requests int, why string) {
+		e.Outcome, e.Kind, e.Requests, e.Claims, e.Reason = Failed, task.KindFatal, requests, 1, why
+	}
+	// Every claim fetches perClaim times and fails retryably, until the
+	// task runs out of claims.
+	exhausted := func(perClaim int, why string) {
+		e.Outcome, e.Kind = Failed, task.KindExhausted
+		e.Requests, e.Claims = perClaim*l.Claims, l.Claims
+		e.Reason = fmt.Sprintf("%s: retryable on every fetch, %d claims of %d fetches", why, l.Claims, perClaim)
+	}
+	// A site that fails its first k home-page requests retryably and then
+	// answers: it heals if the task's fetches outnumber its failures.
+	heal := func(k, perClaim int, why string) {
+		if k < perClaim*l.Claims {
+			done(k+1, k/perClaim+1, fmt.Sprintf("%s %d times, 200 on request %d", why, k, k+1))
+			return
+		}
+		exhausted(perClaim, fmt.Sprintf("%s %d times", why, k))
+	}
+	// New made sure d is either within or beyond the timeout.
+	timed := func(d time.Duration, what string) {
+		if within(d, l.FetchTimeout) {
+			done(1, 1, fmt.Sprintf("%s %v, within the %v fetch timeout", what, d, l.FetchTimeout))
+			return
+		}
+		exhausted(l.FetchAttempts, fmt.Sprintf("%s %v, beyond the %v fetch timeout", what, d, l.FetchTimeout))
+	}
+
+	switch s.Behavior {
+	case Healthy:
+		done(1, 1, "200 with an HTML page")
+	case Slow:
+		timed(s.Delay, "answers after")
+	case SlowDrip:
+		timed(s.Drip, "body trickles over")
+	case Flaky:
+		heal(s.Failures, l.FetchAttempts, "503")
+	case RateLimited:
+		// A Retry-After the client will not wait for ends the claim's
+		// fetches at once (scrape.Options.MaxRetryAfter).
+		per, why := l.FetchAttempts, "429 with Retry-After "+w.cfg.RetryAfter.String()
+		if w.cfg.RetryAfter > l.MaxRetryAfter {
+			per, why = 1, why+" (longer than the client waits)"
+		}
+		heal(s.Failures, per, why)
+	case ServerError:
+		exhausted(l.FetchAttempts, "status "+strconv.Itoa(s.Status))
+	case NotFound:
+		fatal(1, "status 404 is fatal")
+	case NotHTML:
+		fatal(1, "application/pdf is not HTML: fatal")
+	case RedirectChain:
+		if s.Hops <= l.MaxRedirects {
+			done(s.Hops+1, 1, fmt.Sprintf("%d redirects to a healthy page", s.Hops))
+			return
+		}
+		fatal(l.MaxRedirects+1, fmt.Sprintf("%d redirects, more than %d is fatal", s.Hops, l.MaxRedirects))
+	case RedirectLoop:
+		fatal(l.MaxRedirects+1, fmt.Sprintf("redirect loop: more than %d redirects is fatal", l.MaxRedirects))
+	case Huge:
+		e.Truncated = w.cfg.HugeBytes > l.MaxBodyBytes
+		why := fmt.Sprintf("%d-byte page", w.cfg.HugeBytes)
+		if e.Truncated {
+			why += fmt.Sprintf(", cut at %d bytes", l.MaxBodyBytes)
+		}
+		done(1, 1, why)
+	default:
+		// Unreachable: New draws only known behaviours.
+		e.Outcome, e.Reason = Unknown, "unknown behaviour "+string(s.Behavior)
+	}
+}
+
+// Tally is the expected count of each outcome over a list of lines.
+type Tally struct {
+	Lines    int
+	Rejected int
+	Unknown  int
+	// Tasks is the number of lines that become tasks: Lines - Rejected.
+	Tasks           int
+	Finished        int
+	Truncated       int
+	FailedFatal     int
+	FailedExhausted int
+	// Requests is the number of requests the web should see, summed over
+	// the lines that name a site.
+	Requests   int
+	ByBehavior map[Behavior]int
+}
+
+// Tally adds up the expectations of lines, each predicted as a first
+// visit (see Expectation).
+func (w *Web) Tally(lines []string) Tally {
+	t := Tally{Lines: len(lines), ByBehavior: make(map[Behavior]int)}
+	for _, line := range lines {
+		e := w.Expect(line)
+		switch {
+		case e.Outcome == Rejected:
+			t.Rejected++
+			continue
+		case e.Outcome == Unknown:
+			t.Unknown++
+		case e.Outcome == Finished:
+			t.Finished++
+		case e.Kind == task.KindFatal:
+			t.FailedFatal++
+		default:
+			t.FailedExhausted++
+		}
+		t.Tasks++
+		if e.Truncated {
+			t.Truncated++
+		}
+		if e.Site >= 0 {
+			t.ByBehavior[e.Behavior]++
+			t.Requests += e.Requests
+		}
+	}
+	return t
+}
+
+// String reports the tally on one line, for logs.
+func (t Tally) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d lines: %d rejected, %d tasks (%d finished of which %d truncated, %d failed fatal, %d failed exhausted",
+		t.Lines, t.Rejected, t.Tasks, t.Finished, t.Truncated, t.FailedFatal, t.FailedExhausted)
+	if t.Unknown > 0 {
+		fmt.Fprintf(&b, ", %d unknown", t.Unknown)
+	}
+	fmt.Fprintf(&b, "), %d requests", t.Requests)
+	return b.String()
+}
