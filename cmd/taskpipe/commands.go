@@ -22,6 +22,12 @@ type command struct {
 // commands in the order "taskpipe help" lists them.
 var commands = []command{
 	{name: "local", summary: "run the local cloud: one AWS-compatible endpoint for SDKs, the CLI and Terraform", run: runLocal},
+	{name: "submit", summary: "create one Pending task per URL of a file (lines or CSV); prints the run id", run: runSubmit},
+	{name: "status", summary: "a run's counts per state, success rate, ETA; --watch draws progress until done", run: runStatus},
+	{name: "results", summary: "export a run's outcomes and scraped summaries as JSON lines or CSV", run: runResults},
+	{name: "retry", summary: "send a run's Failed (or Finished) tasks back to Pending, by error kind", run: runRetry},
+	{name: "dlq", summary: "list the work and pipe DLQs without consuming them, or redrive them", run: runDLQ},
+	{name: "filter", summary: "test Pipe filter patterns against DynamoDB stream records", run: runFilter},
 }
 
 // usageError is a command-line mistake; run prints it and exits 2.
@@ -58,11 +64,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		err := c.run(ctx, rest, stdout, stderr)
 		var ue *usageError
+		var ce *exitCodeError
 		switch {
 		case err == nil:
 			return exitOK
 		case errors.Is(err, flag.ErrHelp):
 			return exitOK
+		case errors.As(err, &ce):
+			fmt.Fprintf(stderr, "taskpipe %s: %v\n", name, err)
+			return ce.code
 		case errors.As(err, &ue):
 			fmt.Fprintf(stderr, "taskpipe %s: %v\n", name, err)
 			return exitUsage

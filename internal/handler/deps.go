@@ -1,0 +1,41 @@
+package handler
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/taskpipe/taskpipe/internal/message"
+	"github.com/taskpipe/taskpipe/internal/sqsqueue"
+)
+
+// PageScraper fetches one website and returns its bounded JSON summary.
+// Errors are classified with task.KindOf: task.KindFatal fails the task,
+// anything else releases it for a retry.
+type PageScraper interface {
+	Scrape(ctx context.Context, rawURL string) (json.RawMessage, error)
+}
+
+// PoisonForwarder sends a message that cannot be processed to the work
+// DLQ (*sqsqueue.Forwarder).
+type PoisonForwarder interface {
+	Forward(ctx context.Context, p sqsqueue.Poison) error
+}
+
+// VisibilityChanger delays the next delivery of a received message
+// (*sqsqueue.Visibility).
+type VisibilityChanger interface {
+	Change(ctx context.Context, receiptHandle string, d time.Duration) error
+}
+
+// Dispatcher sends work messages to the work queue (*sqsqueue.Dispatcher).
+// A *sqsqueue.SendError names the messages it did not send.
+type Dispatcher interface {
+	Send(ctx context.Context, msgs []message.Message) error
+}
+
+var (
+	_ PoisonForwarder   = (*sqsqueue.Forwarder)(nil)
+	_ VisibilityChanger = (*sqsqueue.Visibility)(nil)
+	_ Dispatcher        = (*sqsqueue.Dispatcher)(nil)
+)

@@ -1,0 +1,44 @@
+package handler_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/taskpipe/taskpipe/internal/handler"
+	"github.com/taskpipe/taskpipe/internal/scrape"
+	"github.com/taskpipe/taskpipe/internal/task"
+)
+
+func TestScrapeClient(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/gone" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(`<html lang="en"><head><title>Fixture shop</title></head><body><h1>Hi</h1></body></html>`))
+	}))
+	t.Cleanup(srv.Close)
+	u, err := url.Parse(srv.URL)
+	require.NoError(t, err)
+	c, err := scrape.New(scrape.Options{AllowAddrs: []netip.AddrPort{netip.MustParseAddrPort(u.Host)}, MaxAttempts: 1})
+	require.NoError(t, err)
+	pages := handler.ScrapeClient{Client: c}
+
+	got, err := pages.Scrape(t.Context(), srv.URL+"/")
+	require.NoError(t, err)
+	require.LessOrEqual(t, len(got), task.MaxResultBytes)
+	var sum map[string]any
+	require.NoError(t, json.Unmarshal(got, &sum))
+	require.Equal(t, "Fixture shop", sum["title"])
+
+	_, err = pages.Scrape(t.Context(), srv.URL+"/gone")
+	require.Equal(t, task.KindFatal, task.KindOf(err), "a 404 fails the task: %v", err)
+}

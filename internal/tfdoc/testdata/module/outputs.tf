@@ -1,0 +1,4 @@
+output "arn" {
+  description = "ARN of the thing."
+  value       = "arn"
+}

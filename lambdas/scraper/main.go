@@ -1,0 +1,56 @@
+// Command scraper is the work-queue consumer Lambda (handler.Scraper):
+// wiring only.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/google/uuid"
+
+	"github.com/taskpipe/taskpipe/internal/dynamostore"
+	"github.com/taskpipe/taskpipe/internal/emf"
+	"github.com/taskpipe/taskpipe/internal/handler"
+	"github.com/taskpipe/taskpipe/internal/scrape"
+	"github.com/taskpipe/taskpipe/internal/sqsqueue"
+)
+
+func main() {
+	cfg, err := handler.ScraperConfigFromEnv(os.Getenv)
+	exitOn(err)
+	awsCfg, err := config.LoadDefaultConfig(context.Background()) // honours AWS_ENDPOINT_URL
+	exitOn(err)
+	store, err := dynamostore.New(dynamodb.NewFromConfig(awsCfg), dynamostore.Options{Table: cfg.TableName, LiveShards: cfg.LiveShards})
+	exitOn(err)
+	pages, err := scrape.New(scrape.Options{AllowPrivateNetworks: cfg.AllowPrivateNetworks})
+	exitOn(err)
+	queue := sqs.NewFromConfig(awsCfg)
+	h := &handler.Scraper{
+		Store:        store,
+		Pages:        handler.ScrapeClient{Client: pages},
+		DLQ:          &sqsqueue.Forwarder{Client: queue, QueueURL: cfg.WorkDLQURL},
+		Visibility:   &sqsqueue.Visibility{Client: queue, QueueURL: cfg.WorkQueueURL},
+		Metrics:      emf.New(os.Stdout, time.Now),
+		Logger:       emf.NewLogger(os.Stderr, cfg.LogLevel),
+		Now:          time.Now,
+		NewToken:     uuid.NewString,
+		Lease:        cfg.Lease,
+		Margin:       cfg.Margin,
+		RetryBackoff: cfg.RetryBackoff,
+	}
+	exitOn(h.Validate())
+	lambda.StartHandlerFunc(h.Handle)
+}
+
+func exitOn(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "scraper:", err)
+		os.Exit(1)
+	}
+}

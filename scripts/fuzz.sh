@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Smoke-runs every Go fuzz target in the repository.
+#
+# It finds each `func FuzzXxx(` in a _test.go file (new targets are picked up
+# without editing this script), runs them one at a time
+#   go test -run='^$' -fuzz='^FuzzXxx$' -fuzztime=$FUZZTIME ./pkg
+# and prints a summary. It exits non-zero when any target finds a failing
+# input (go test writes it to the package's testdata/fuzz/FuzzXxx/, where
+# plain `go test` then replays it) or does not run.
+#
+#   FUZZTIME      time per target (default 10s)
+#   FUZZPARALLEL  fuzzing workers per target (default: go test's, GOMAXPROCS)
+#   GO            go command (default go)
+#   $1            optional extended regex: only targets whose name matches
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+FUZZTIME=${FUZZTIME:-10s}
+filter=${1:-.}
+
+parallel=()
+if [[ -n ${FUZZPARALLEL:-} ]]; then
+  parallel=(-parallel="$FUZZPARALLEL")
+fi
+
+# "dir name file" per target, sorted, from every tracked or new _test.go.
+mapfile -t targets < <(
+  grep -rEH --include='*_test.go' --exclude-dir=.git --exclude-dir=vendor --exclude-dir=testdata \
+    '^func Fuzz[A-Za-z0-9_]*\(' . |
+    while IFS=: read -r file line; do
+      name=${line#func }
+      name=${name%%(*}
+      printf '%s %s %s\n' "$(dirname "$file")" "$name" "$file"
+    done | sort -u
+)
+
+if [[ ${#targets[@]} -eq 0 ]]; then
+  echo "fuzz: no fuzz targets found" >&2
+  exit 1
+fi
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+results=()
+failed=0
+for t in "${targets[@]}"; do
+  read -r dir name file <<<"$t"
+  [[ $name =~ $filter ]] || continue
+  if grep -qE '^//go:build' "$file"; then
+    # A build-tagged file needs its tags; say so instead of passing it.
+    results+=("SKIP  $name  $dir  (build-tagged file $file)")
+    continue
+  fi
+  echo "=== fuzz $name ($dir, $FUZZTIME)"
+  if "$GO" test -run='^$' -fuzz="^${name}\$" -fuzztime="$FUZZTIME" "${parallel[@]}" "$dir" >"$log" 2>&1; then
+    if grep -q 'no fuzz tests to fuzz' "$log"; then
+      cat "$log"
+      results+=("FAIL  $name  $dir  (target not run)")
+      failed=1
+      continue
+    fi
+    execs=$(grep -Eo 'execs: [0-9]+' "$log" | tail -n1 | cut -d' ' -f2 || true)
+    results+=("ok    $name  $dir  (${execs:-?} execs)")
+  else
+    cat "$log"
+    found=$(grep -Eo 'testdata/fuzz/[^ ]+' "$log" | tail -n1 || true)
+    results+=("FAIL  $name  $dir  ${found:+(input: $dir/$found)}")
+    failed=1
+  fi
+done
+
+echo
+echo "fuzz summary (FUZZTIME=$FUZZTIME):"
+printf '  %s\n' "${results[@]}"
+exit "$failed"

@@ -1,0 +1,30 @@
+# The reference production environment: every feature on, production
+# numbers from the module defaults.
+
+provider "aws" {
+  region = var.region
+
+  default_tags {
+    tags = {
+      Project = "taskpipe"
+      Example = "complete"
+    }
+  }
+}
+
+module "pipeline" {
+  source = "../../modules/pipeline"
+
+  name         = var.name
+  dist_dir     = coalesce(var.dist_dir, "${path.root}/../../../dist")
+  architecture = var.architecture
+
+  # Work messages are compact task references built by lambdas/enrich.
+  enable_enrichment    = true
+  pipe_filter_patterns = var.pipe_filter_patterns
+
+  enable_alarm_topic = true
+  alarm_actions      = var.alarm_actions
+
+  tags = var.tags
+}

@@ -1,0 +1,266 @@
+# The whole task pipeline: task table → stream → pipe (optional enrichment)
+# → work queue → scraper, plus the reconciler on a schedule, the DLQs'
+# alarms and a dashboard. Alarms and the dashboard live in monitoring.tf.
+
+locals {
+  # make build names zips after Go's GOARCH; Lambda calls amd64 "x86_64".
+  zip_arch = var.architecture == "x86_64" ? "amd64" : "arm64"
+  zip_paths = {
+    for fn in ["scraper", "reconciler", "enrich"] : fn => "${var.dist_dir}/${fn}-${local.zip_arch}.zip"
+  }
+
+  # A claim's lease outlives the invocation that holds it, so no healthy
+  # worker ever loses its task to a takeover.
+  lease_seconds = coalesce(var.lease_seconds, var.scraper_timeout + 60)
+  # Longer than the visibility timeout, so the reconciler never races SQS's
+  # own redelivery of a released task (DESIGN §3).
+  running_grace_seconds = coalesce(var.running_grace_seconds, var.visibility_timeout_seconds + 600)
+
+  # arn:<partition>:sqs:<region>:<account>:<name>, read from an output so the
+  # plan needs no data source call.
+  queue_arn_parts = split(":", module.queue.queue_arn)
+  region          = local.queue_arn_parts[3]
+  account_id      = local.queue_arn_parts[4]
+
+  # What every function reads (internal/handler/config.go); each function
+  # ignores the variables it does not need.
+  environment = merge(var.lambda_environment, {
+    TABLE_NAME                            = module.table.name
+    WORK_QUEUE_URL                        = module.queue.queue_url
+    WORK_DLQ_URL                          = module.queue.dlq_url
+    WORK_QUEUE_VISIBILITY_TIMEOUT_SECONDS = tostring(var.visibility_timeout_seconds)
+    ALLOW_PRIVATE_NETWORKS                = tostring(var.allow_private_networks)
+    LEASE_SECONDS                         = tostring(local.lease_seconds)
+    PENDING_GRACE_SECONDS                 = tostring(var.pending_grace_seconds)
+    RUNNING_GRACE_SECONDS                 = tostring(local.running_grace_seconds)
+    LIVE_SHARDS                           = tostring(var.live_shards)
+    LOG_LEVEL                             = var.lambda_log_level
+  })
+
+  # The scraper checks its lease against its own timeout at start-up.
+  scraper_environment = merge(local.environment, {
+    FUNCTION_TIMEOUT_SECONDS = tostring(var.scraper_timeout)
+    RETRY_BACKOFF_SECONDS    = tostring(var.scraper_retry_backoff_seconds)
+  })
+
+  reconciler_environment = merge(local.environment, {
+    MAX_REDISPATCH = tostring(var.reconciler_max_redispatch)
+  })
+}
+
+module "table" {
+  source = "../task-table"
+
+  name                          = "${var.name}-tasks"
+  deletion_protection_enabled   = var.table_deletion_protection_enabled
+  enable_point_in_time_recovery = var.enable_point_in_time_recovery
+  enable_ttl                    = var.enable_ttl
+  tags                          = var.tags
+}
+
+module "queue" {
+  source = "../work-queue"
+
+  name                             = "${var.name}-work"
+  consumer_timeout_seconds         = var.scraper_timeout
+  consumer_batching_window_seconds = 0
+  visibility_timeout_seconds       = var.visibility_timeout_seconds
+  message_retention_seconds        = var.message_retention_seconds
+  dlq_message_retention_seconds    = var.work_dlq_message_retention_seconds
+  max_receive_count                = var.max_receive_count
+  tags                             = var.tags
+}
+
+module "enrich" {
+  source = "../go-lambda"
+  count  = var.enable_enrichment ? 1 : 0
+
+  name                  = "${var.name}-enrich"
+  description           = "Turns the pipe's stream records into compact work messages."
+  zip_path              = local.zip_paths.enrich
+  architecture          = var.architecture
+  memory_size           = var.enrich_memory_size
+  timeout               = var.enrich_timeout
+  environment           = local.environment
+  log_retention_in_days = var.log_retention_in_days
+  log_format            = var.lambda_log_format
+  tags                  = var.tags
+}
+
+module "pipe" {
+  source = "../stream-pipe"
+
+  name                               = "${var.name}-dispatch"
+  source_stream_arn                  = module.table.stream_arn
+  target_queue_arn                   = module.queue.queue_arn
+  filter_patterns                    = var.pipe_filter_patterns
+  starting_position                  = var.pipe_starting_position
+  batch_size                         = var.pipe_batch_size
+  maximum_batching_window_in_seconds = var.pipe_maximum_batching_window_in_seconds
+  maximum_record_age_in_seconds      = var.pipe_maximum_record_age_in_seconds
+  maximum_retry_attempts             = var.pipe_maximum_retry_attempts
+  parallelization_factor             = var.pipe_parallelization_factor
+  dlq_message_retention_seconds      = var.pipe_dlq_message_retention_seconds
+  enable_enrichment                  = var.enable_enrichment
+  enrichment_function_arn            = var.enable_enrichment ? module.enrich[0].function_arn : null
+  target_input_template              = var.target_input_template
+  log_level                          = var.pipe_log_level
+  log_include_execution_data         = var.pipe_log_include_execution_data
+  log_retention_in_days              = var.log_retention_in_days
+  tags                               = var.tags
+}
+
+module "scraper" {
+  source = "../go-lambda"
+
+  name                           = "${var.name}-scraper"
+  description                    = "Claims and scrapes one task per message from the work queue."
+  zip_path                       = local.zip_paths.scraper
+  architecture                   = var.architecture
+  memory_size                    = var.scraper_memory_size
+  timeout                        = var.scraper_timeout
+  reserved_concurrent_executions = var.scraper_reserved_concurrency
+  environment                    = local.scraper_environment
+  log_retention_in_days          = var.log_retention_in_days
+  log_format                     = var.lambda_log_format
+  tags                           = var.tags
+
+  # One task per invocation, no batching delay, partial batch responses on
+  # (fixed in the module), and a concurrency cap that protects the sites.
+  enable_sqs_event_source                = true
+  sqs_queue_arn                          = module.queue.queue_arn
+  sqs_batch_size                         = 1
+  sqs_maximum_batching_window_in_seconds = 0
+  sqs_maximum_concurrency                = var.scraper_maximum_concurrency
+
+  policy_statements = [
+    {
+      sid       = "ClaimAndFinishTasks"
+      actions   = ["dynamodb:GetItem", "dynamodb:UpdateItem"]
+      resources = [module.table.arn]
+    },
+    {
+      # Retry backoff for a released task.
+      sid       = "DelayRedelivery"
+      actions   = ["sqs:ChangeMessageVisibility"]
+      resources = [module.queue.queue_arn]
+    },
+    {
+      # Unparseable messages are forwarded with their reason, then deleted.
+      sid       = "ForwardPoisonMessages"
+      actions   = ["sqs:SendMessage"]
+      resources = [module.queue.dlq_arn]
+    },
+  ]
+}
+
+module "reconciler" {
+  source = "../go-lambda"
+
+  name                           = "${var.name}-reconciler"
+  description                    = "Re-dispatches stuck Pending tasks and fails tasks stuck in Running."
+  zip_path                       = local.zip_paths.reconciler
+  architecture                   = var.architecture
+  memory_size                    = var.reconciler_memory_size
+  timeout                        = var.reconciler_timeout
+  reserved_concurrent_executions = var.reconciler_reserved_concurrency
+  environment                    = local.reconciler_environment
+  log_retention_in_days          = var.log_retention_in_days
+  log_format                     = var.lambda_log_format
+  tags                           = var.tags
+
+  # The next scheduled run is the retry.
+  enable_async_invoke_config         = true
+  async_maximum_retry_attempts       = 0
+  async_maximum_event_age_in_seconds = 300
+
+  policy_statements = [
+    {
+      sid       = "ListLiveTasks"
+      actions   = ["dynamodb:Query"]
+      resources = [module.table.live_index_arn]
+    },
+    {
+      sid       = "FailStuckTasks"
+      actions   = ["dynamodb:GetItem", "dynamodb:UpdateItem"]
+      resources = [module.table.arn]
+    },
+    {
+      sid       = "RedispatchTasks"
+      actions   = ["sqs:SendMessage"]
+      resources = [module.queue.queue_arn]
+    },
+  ]
+}
+
+resource "aws_iam_role" "scheduler" {
+  name        = "${var.name}-reconciler-schedule"
+  description = "Lets EventBridge Scheduler invoke the ${var.name} reconciler."
+  assume_role_policy = jsonencode({
+    Version = "2012-10-17"
+    Statement = [{
+      Effect    = "Allow"
+      Principal = { Service = "scheduler.amazonaws.com" }
+      Action    = "sts:AssumeRole"
+      Condition = {
+        StringEquals = { "aws:SourceAccount" = local.account_id }
+      }
+    }]
+  })
+  tags = var.tags
+}
+
+resource "aws_iam_role_policy" "scheduler" {
+  name = "${var.name}-reconciler-schedule"
+  role = aws_iam_role.scheduler.id
+  policy = jsonencode({
+    Version = "2012-10-17"
+    Statement = [{
+      Sid      = "InvokeReconciler"
+      Effect   = "Allow"
+      Action   = ["lambda:InvokeFunction"]
+      Resource = [module.reconciler.function_arn]
+    }]
+  })
+}
+
+# Scheduler invokes the function asynchronously with its own role, so no
+# aws_lambda_permission is needed (pipes-facts §1.5).
+resource "aws_scheduler_schedule" "reconciler" {
+  name                = "${var.name}-reconciler"
+  description         = "Runs the ${var.name} reconciler."
+  schedule_expression = var.reconciler_schedule_expression
+  state               = "ENABLED"
+
+  flexible_time_window {
+    mode = "OFF"
+  }
+
+  target {
+    arn      = module.reconciler.function_arn
+    role_arn = aws_iam_role.scheduler.arn
+    input    = jsonencode({})
+
+    retry_policy {
+      maximum_event_age_in_seconds = 300
+      maximum_retry_attempts       = 2
+    }
+  }
+
+  lifecycle {
+    precondition {
+      condition     = local.running_grace_seconds > var.visibility_timeout_seconds
+      error_message = "running_grace_seconds must be greater than visibility_timeout_seconds, or the reconciler races SQS's redelivery of released tasks."
+    }
+
+    # The scraper refuses to start otherwise (internal/handler/config.go):
+    # a live worker must never lose its lease, and it keeps a 15 s margin
+    # at both ends of the lease to write the outcome.
+    precondition {
+      condition     = local.lease_seconds > var.scraper_timeout && local.lease_seconds > 30
+      error_message = "lease_seconds must exceed scraper_timeout and 30 seconds, or a live scraper can lose its task to a takeover."
+    }
+  }
+
+  depends_on = [aws_iam_role_policy.scheduler]
+}

@@ -1,0 +1,244 @@
+# Alarms, the optional alarm topic and the dashboard.
+
+locals {
+  alarm_actions = concat(var.alarm_actions, aws_sns_topic.alarms[*].arn)
+
+  # Keys are known at plan time, so for_each works before the functions exist.
+  functions = merge(
+    {
+      scraper    = module.scraper.function_name
+      reconciler = module.reconciler.function_name
+    },
+    var.enable_enrichment ? { enrich = module.enrich[0].function_name } : {},
+  )
+
+  # The reconciler's embedded metrics (internal/emf) use this namespace.
+  metrics_namespace = "taskpipe"
+}
+
+# tfsec:ignore:aws-sns-enable-topic-encryption -- Alarm notifications carry no task data. The AWS managed key (alias/aws/sns) cannot be used here at all: its key policy cannot grant CloudWatch, so alarms could not publish. A customer key can be set with alarm_topic_kms_master_key_id.
+resource "aws_sns_topic" "alarms" {
+  count = var.enable_alarm_topic ? 1 : 0
+
+  name              = "${var.name}-alarms"
+  kms_master_key_id = var.alarm_topic_kms_master_key_id
+  tags              = var.tags
+}
+
+# Both DLQs alarm at their first message. ApproximateNumberOfMessagesVisible
+# rather than NumberOfMessagesSent: messages moved by a redrive policy are not
+# counted as sent (pipes-facts §3.6).
+resource "aws_cloudwatch_metric_alarm" "work_dlq" {
+  alarm_name          = "${var.name}-work-dlq-not-empty"
+  alarm_description   = "A work message failed ${var.max_receive_count} deliveries or was unparseable; it waits in ${module.queue.dlq_name}. Inspect it, fix the cause, then redrive it from the console."
+  namespace           = "AWS/SQS"
+  metric_name         = "ApproximateNumberOfMessagesVisible"
+  dimensions          = { QueueName = module.queue.dlq_name }
+  statistic           = "Maximum"
+  period              = 60
+  evaluation_periods  = 1
+  datapoints_to_alarm = 1
+  comparison_operator = "GreaterThanOrEqualToThreshold"
+  threshold           = 1
+  treat_missing_data  = "notBreaching"
+  alarm_actions       = local.alarm_actions
+  ok_actions          = local.alarm_actions
+  tags                = var.tags
+}
+
+resource "aws_cloudwatch_metric_alarm" "pipe_dlq" {
+  alarm_name          = "${var.name}-pipe-dlq-not-empty"
+  alarm_description   = "The pipe gave up on a batch of stream records; ${module.pipe.dlq_name} holds its shard and sequence range. The reconciler re-dispatches the affected tasks from the table."
+  namespace           = "AWS/SQS"
+  metric_name         = "ApproximateNumberOfMessagesVisible"
+  dimensions          = { QueueName = module.pipe.dlq_name }
+  statistic           = "Maximum"
+  period              = 60
+  evaluation_periods  = 1
+  datapoints_to_alarm = 1
+  comparison_operator = "GreaterThanOrEqualToThreshold"
+  threshold           = 1
+  treat_missing_data  = "notBreaching"
+  alarm_actions       = local.alarm_actions
+  ok_actions          = local.alarm_actions
+  tags                = var.tags
+}
+
+resource "aws_cloudwatch_metric_alarm" "pipe_failed" {
+  alarm_name          = "${var.name}-pipe-execution-failed"
+  alarm_description   = "The pipe ${module.pipe.pipe_name} failed executions (enrichment or target errors, permissions); see its log group."
+  namespace           = "AWS/EventBridge/Pipes"
+  metric_name         = "ExecutionFailed"
+  dimensions          = { PipeName = module.pipe.pipe_name }
+  statistic           = "Sum"
+  period              = 300
+  evaluation_periods  = 1
+  datapoints_to_alarm = 1
+  comparison_operator = "GreaterThanOrEqualToThreshold"
+  threshold           = 1
+  treat_missing_data  = "notBreaching"
+  alarm_actions       = local.alarm_actions
+  ok_actions          = local.alarm_actions
+  tags                = var.tags
+}
+
+resource "aws_cloudwatch_metric_alarm" "lambda_errors" {
+  for_each = local.functions
+
+  alarm_name          = "${var.name}-${each.key}-errors"
+  alarm_description   = "The ${each.value} function returned errors (a partial batch response is not an error; a crash, timeout or returned error is)."
+  namespace           = "AWS/Lambda"
+  metric_name         = "Errors"
+  dimensions          = { FunctionName = each.value }
+  statistic           = "Sum"
+  period              = 300
+  evaluation_periods  = 1
+  datapoints_to_alarm = 1
+  comparison_operator = "GreaterThanOrEqualToThreshold"
+  threshold           = var.lambda_errors_threshold
+  treat_missing_data  = "notBreaching"
+  alarm_actions       = local.alarm_actions
+  ok_actions          = local.alarm_actions
+  tags                = var.tags
+}
+
+resource "aws_cloudwatch_metric_alarm" "lambda_throttles" {
+  for_each = local.functions
+
+  alarm_name          = "${var.name}-${each.key}-throttles"
+  alarm_description   = "The ${each.value} function was throttled: its reserved concurrency (or the account's) is below what its event source asks for."
+  namespace           = "AWS/Lambda"
+  metric_name         = "Throttles"
+  dimensions          = { FunctionName = each.value }
+  statistic           = "Sum"
+  period              = 300
+  evaluation_periods  = 1
+  datapoints_to_alarm = 1
+  comparison_operator = "GreaterThanOrEqualToThreshold"
+  threshold           = 1
+  treat_missing_data  = "notBreaching"
+  alarm_actions       = local.alarm_actions
+  ok_actions          = local.alarm_actions
+  tags                = var.tags
+}
+
+# The reconciler publishes, each run, how long the oldest overdue task has
+# been due (Pending: since it became Pending; Running: since its lease
+# expired), as an embedded metric (internal/emf). It is also emitted without
+# the State dimension; the alarm watches that total. Missing data means the
+# reconciler did not run, which its errors alarm covers.
+resource "aws_cloudwatch_metric_alarm" "oldest_live_task" {
+  alarm_name          = "${var.name}-oldest-live-task-age"
+  alarm_description   = "A task of ${var.name} has been overdue (Pending, or Running with an expired lease) for over ${var.oldest_live_task_age_threshold_seconds} seconds although the reconciler re-dispatches it every run."
+  namespace           = local.metrics_namespace
+  metric_name         = "OldestLiveTaskAge"
+  statistic           = "Maximum"
+  period              = 300
+  evaluation_periods  = 1
+  datapoints_to_alarm = 1
+  comparison_operator = "GreaterThanOrEqualToThreshold"
+  threshold           = var.oldest_live_task_age_threshold_seconds
+  treat_missing_data  = "notBreaching"
+  alarm_actions       = local.alarm_actions
+  ok_actions          = local.alarm_actions
+  tags                = var.tags
+}
+
+resource "aws_cloudwatch_dashboard" "this" {
+  dashboard_name = var.name
+  dashboard_body = jsonencode({
+    widgets = [
+      {
+        type = "metric", x = 0, y = 0, width = 12, height = 6
+        properties = {
+          title  = "Work queue"
+          region = local.region
+          view   = "timeSeries"
+          stat   = "Maximum"
+          period = 60
+          metrics = [
+            ["AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName", module.queue.queue_name, { label = "waiting" }],
+            ["AWS/SQS", "ApproximateNumberOfMessagesNotVisible", "QueueName", module.queue.queue_name, { label = "in flight" }],
+            ["AWS/SQS", "ApproximateAgeOfOldestMessage", "QueueName", module.queue.queue_name, { label = "oldest message age (s)", yAxis = "right" }],
+          ]
+        }
+      },
+      {
+        type = "metric", x = 12, y = 0, width = 12, height = 6
+        properties = {
+          title  = "Dead-letter queues"
+          region = local.region
+          view   = "timeSeries"
+          stat   = "Maximum"
+          period = 60
+          metrics = [
+            ["AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName", module.queue.dlq_name, { label = "work DLQ" }],
+            ["AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName", module.pipe.dlq_name, { label = "pipe DLQ" }],
+          ]
+        }
+      },
+      {
+        type = "metric", x = 0, y = 6, width = 12, height = 6
+        properties = {
+          title  = "Scraper"
+          region = local.region
+          view   = "timeSeries"
+          stat   = "Sum"
+          period = 60
+          metrics = [
+            ["AWS/Lambda", "Invocations", "FunctionName", module.scraper.function_name],
+            ["AWS/Lambda", "Errors", "FunctionName", module.scraper.function_name],
+            ["AWS/Lambda", "Throttles", "FunctionName", module.scraper.function_name],
+            ["AWS/Lambda", "ConcurrentExecutions", "FunctionName", module.scraper.function_name, { stat = "Maximum", yAxis = "right" }],
+          ]
+        }
+      },
+      {
+        type = "metric", x = 12, y = 6, width = 12, height = 6
+        properties = {
+          title  = "Scraper duration (ms)"
+          region = local.region
+          view   = "timeSeries"
+          period = 60
+          metrics = [
+            ["AWS/Lambda", "Duration", "FunctionName", module.scraper.function_name, { stat = "p50" }],
+            ["AWS/Lambda", "Duration", "FunctionName", module.scraper.function_name, { stat = "p99" }],
+            ["AWS/Lambda", "Duration", "FunctionName", module.scraper.function_name, { stat = "Maximum" }],
+          ]
+        }
+      },
+      {
+        type = "metric", x = 0, y = 12, width = 12, height = 6
+        properties = {
+          title  = "Pipe"
+          region = local.region
+          view   = "timeSeries"
+          stat   = "Sum"
+          period = 60
+          metrics = [
+            ["AWS/EventBridge/Pipes", "EventCount", "PipeName", module.pipe.pipe_name],
+            ["AWS/EventBridge/Pipes", "ExecutionFailed", "PipeName", module.pipe.pipe_name],
+            ["AWS/EventBridge/Pipes", "ExecutionThrottled", "PipeName", module.pipe.pipe_name],
+          ]
+        }
+      },
+      {
+        type = "metric", x = 12, y = 12, width = 12, height = 6
+        properties = {
+          title  = "Oldest overdue task (s)"
+          region = local.region
+          view   = "timeSeries"
+          stat   = "Maximum"
+          period = 300
+          metrics = [
+            [local.metrics_namespace, "OldestLiveTaskAge", "State", "Pending", { label = "Pending" }],
+            [local.metrics_namespace, "OldestLiveTaskAge", "State", "Running", { label = "Running (lease expired)" }],
+          ]
+          annotations = {
+            horizontal = [{ label = "alarm", value = var.oldest_live_task_age_threshold_seconds }]
+          }
+        }
+      },
+    ]
+  })
+}

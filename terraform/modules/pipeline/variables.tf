@@ -1,0 +1,503 @@
+################################################################################
+# Required
+################################################################################
+
+variable "name" {
+  description = "Name of the deployment; prefixes every resource (<name>-tasks, <name>-work, <name>-scraper, ...)."
+  type        = string
+
+  validation {
+    condition     = can(regex("^[A-Za-z0-9][A-Za-z0-9-]{0,31}$", var.name))
+    error_message = "name must be 1-32 characters of A-Z, a-z, 0-9 and '-', starting with a letter or digit."
+  }
+}
+
+variable "dist_dir" {
+  description = "Directory with the Lambda zips that make build writes: <function>-arm64.zip and <function>-amd64.zip for scraper, reconciler and enrich."
+  type        = string
+}
+
+################################################################################
+# Optional: everything
+################################################################################
+
+variable "tags" {
+  description = "Tags for every resource."
+  type        = map(string)
+  default     = {}
+}
+
+variable "architecture" {
+  description = "Lambda instruction set: arm64 (uses the *-arm64.zip files) or x86_64 (the *-amd64.zip files)."
+  type        = string
+  default     = "arm64"
+
+  validation {
+    condition     = contains(["arm64", "x86_64"], var.architecture)
+    error_message = "architecture must be arm64 or x86_64."
+  }
+}
+
+variable "log_retention_in_days" {
+  description = "Retention of every log group (functions and pipe)."
+  type        = number
+  default     = 30
+
+  validation {
+    condition     = contains([1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653], var.log_retention_in_days)
+    error_message = "log_retention_in_days must be one of the values CloudWatch Logs accepts (1, 3, 5, 7, 14, 30, 60, 90, ... 3653)."
+  }
+}
+
+################################################################################
+# Optional: task table
+################################################################################
+
+variable "table_deletion_protection_enabled" {
+  description = "Refuse DeleteTable on the task table. Turn it on in production."
+  type        = bool
+  default     = false
+}
+
+variable "enable_point_in_time_recovery" {
+  description = "Keep continuous backups of the task table."
+  type        = bool
+  default     = true
+}
+
+variable "enable_ttl" {
+  description = "Let DynamoDB delete task rows after their expiresAt time (epoch seconds), if the writer sets one."
+  type        = bool
+  default     = false
+}
+
+################################################################################
+# Optional: work queue
+################################################################################
+
+variable "visibility_timeout_seconds" {
+  description = "Visibility timeout of the work queue: a failed or released task comes back after it. At least 6 x scraper_timeout. Production: 90 minutes."
+  type        = number
+  default     = 5400
+
+  validation {
+    condition     = var.visibility_timeout_seconds >= 0 && var.visibility_timeout_seconds <= 43200
+    error_message = "visibility_timeout_seconds must be between 0 and 43200 (12 hours)."
+  }
+}
+
+variable "message_retention_seconds" {
+  description = "How long the work queue keeps a message. Production: 4 days."
+  type        = number
+  default     = 345600
+
+  validation {
+    condition     = var.message_retention_seconds >= 60 && var.message_retention_seconds <= 1209600
+    error_message = "message_retention_seconds must be between 60 and 1209600 (14 days)."
+  }
+}
+
+variable "work_dlq_message_retention_seconds" {
+  description = "How long the work DLQ keeps a message; must exceed message_retention_seconds. Production: 14 days."
+  type        = number
+  default     = 1209600
+
+  validation {
+    condition     = var.work_dlq_message_retention_seconds >= 60 && var.work_dlq_message_retention_seconds <= 1209600
+    error_message = "work_dlq_message_retention_seconds must be between 60 and 1209600 (14 days)."
+  }
+}
+
+variable "max_receive_count" {
+  description = "Deliveries of a work message before SQS moves it to the work DLQ. Production: 3."
+  type        = number
+  default     = 3
+
+  validation {
+    condition     = var.max_receive_count >= 1 && var.max_receive_count <= 1000 && floor(var.max_receive_count) == var.max_receive_count
+    error_message = "max_receive_count must be a whole number between 1 and 1000."
+  }
+}
+
+################################################################################
+# Optional: pipe
+################################################################################
+
+variable "pipe_filter_patterns" {
+  description = "Event patterns (JSON strings) that select the stream records to dispatch; null keeps the stream-pipe module's default, \"status becomes Pending\"."
+  type        = list(string)
+  default     = null
+
+  validation {
+    condition     = var.pipe_filter_patterns == null || (length(coalesce(var.pipe_filter_patterns, [])) >= 1 && length(coalesce(var.pipe_filter_patterns, [])) <= 5)
+    error_message = "pipe_filter_patterns must be null or hold 1 to 5 patterns."
+  }
+}
+
+variable "pipe_starting_position" {
+  description = "Where a new pipe starts reading the stream: TRIM_HORIZON or LATEST. Changing it replaces the pipe."
+  type        = string
+  default     = "TRIM_HORIZON"
+
+  validation {
+    condition     = contains(["TRIM_HORIZON", "LATEST"], var.pipe_starting_position)
+    error_message = "pipe_starting_position must be TRIM_HORIZON or LATEST."
+  }
+}
+
+variable "pipe_batch_size" {
+  description = "Stream records per pipe batch (at most 10 for an SQS target)."
+  type        = number
+  default     = 10
+
+  validation {
+    condition     = var.pipe_batch_size >= 1 && var.pipe_batch_size <= 10
+    error_message = "pipe_batch_size must be between 1 and 10."
+  }
+}
+
+variable "pipe_maximum_batching_window_in_seconds" {
+  description = "How long the pipe may wait to fill a batch."
+  type        = number
+  default     = 0
+
+  validation {
+    condition     = var.pipe_maximum_batching_window_in_seconds >= 0 && var.pipe_maximum_batching_window_in_seconds <= 300
+    error_message = "pipe_maximum_batching_window_in_seconds must be between 0 and 300."
+  }
+}
+
+variable "pipe_maximum_record_age_in_seconds" {
+  description = "Stream records older than this go to the pipe DLQ instead of being retried; finite and below the stream's 24 hours."
+  type        = number
+  default     = 3600
+
+  validation {
+    condition     = var.pipe_maximum_record_age_in_seconds >= 60 && var.pipe_maximum_record_age_in_seconds < 86400
+    error_message = "pipe_maximum_record_age_in_seconds must be at least 60 and below 86400; -1 (forever) is not allowed."
+  }
+}
+
+variable "pipe_maximum_retry_attempts" {
+  description = "Retries of a failing pipe batch before it goes to the pipe DLQ; finite (1-10000)."
+  type        = number
+  default     = 3
+
+  validation {
+    condition     = var.pipe_maximum_retry_attempts >= 1 && var.pipe_maximum_retry_attempts <= 10000 && floor(var.pipe_maximum_retry_attempts) == var.pipe_maximum_retry_attempts
+    error_message = "pipe_maximum_retry_attempts must be a whole number between 1 and 10000."
+  }
+}
+
+variable "pipe_parallelization_factor" {
+  description = "Concurrent pipe batches per stream shard."
+  type        = number
+  default     = 1
+
+  validation {
+    condition     = var.pipe_parallelization_factor >= 1 && var.pipe_parallelization_factor <= 10
+    error_message = "pipe_parallelization_factor must be between 1 and 10."
+  }
+}
+
+variable "pipe_dlq_message_retention_seconds" {
+  description = "How long the pipe DLQ keeps batch pointers."
+  type        = number
+  default     = 1209600
+
+  validation {
+    condition     = var.pipe_dlq_message_retention_seconds >= 60 && var.pipe_dlq_message_retention_seconds <= 1209600
+    error_message = "pipe_dlq_message_retention_seconds must be between 60 and 1209600 (14 days)."
+  }
+}
+
+variable "pipe_log_level" {
+  description = "Pipe log level: OFF, ERROR, INFO or TRACE."
+  type        = string
+  default     = "ERROR"
+
+  validation {
+    condition     = contains(["OFF", "ERROR", "INFO", "TRACE"], var.pipe_log_level)
+    error_message = "pipe_log_level must be OFF, ERROR, INFO or TRACE."
+  }
+}
+
+variable "pipe_log_include_execution_data" {
+  description = "Include event payloads (task URLs) in the pipe's logs."
+  type        = bool
+  default     = false
+}
+
+variable "enable_enrichment" {
+  description = "Run the enrich function in the pipe, so work messages are compact task references instead of raw stream records."
+  type        = bool
+  default     = false
+}
+
+variable "target_input_template" {
+  description = "Pipe input template for each work message; null sends the stream record (or the enrichment's item) unchanged."
+  type        = string
+  default     = null
+}
+
+################################################################################
+# Optional: functions
+################################################################################
+
+variable "lambda_log_format" {
+  description = "Log format of the functions: Text or JSON."
+  type        = string
+  default     = "Text"
+
+  validation {
+    condition     = contains(["Text", "JSON"], var.lambda_log_format)
+    error_message = "lambda_log_format must be Text or JSON."
+  }
+}
+
+variable "lambda_log_level" {
+  description = "Log level of the functions (LOG_LEVEL): debug, info, warn or error."
+  type        = string
+  default     = "info"
+
+  validation {
+    condition     = contains(["debug", "info", "warn", "error"], var.lambda_log_level)
+    error_message = "lambda_log_level must be debug, info, warn or error."
+  }
+}
+
+variable "lambda_environment" {
+  description = "Extra environment variables for every function; the pipeline's own variables (TABLE_NAME, ...) win on conflict."
+  type        = map(string)
+  default     = {}
+}
+
+variable "scraper_timeout" {
+  description = "Scraper timeout in seconds (one task, up to 3 fetches). Production: 420."
+  type        = number
+  default     = 420
+
+  validation {
+    condition     = var.scraper_timeout >= 1 && var.scraper_timeout <= 900
+    error_message = "scraper_timeout must be between 1 and 900 seconds."
+  }
+}
+
+variable "scraper_memory_size" {
+  description = "Scraper memory in MB. The production Node.js scraper used 1,536 MB; the Go one streams pages with capped sizes and needs far less."
+  type        = number
+  default     = 512
+
+  validation {
+    condition     = var.scraper_memory_size >= 128 && var.scraper_memory_size <= 10240
+    error_message = "scraper_memory_size must be between 128 and 10240 MB."
+  }
+}
+
+variable "scraper_retry_backoff_seconds" {
+  description = "First delay before a released task is delivered again (RETRY_BACKOFF_SECONDS, doubled per attempt, set with ChangeMessageVisibility); 0 leaves it to the visibility timeout."
+  type        = number
+  default     = 0
+
+  validation {
+    condition     = var.scraper_retry_backoff_seconds >= 0 && var.scraper_retry_backoff_seconds <= 43200 && floor(var.scraper_retry_backoff_seconds) == var.scraper_retry_backoff_seconds
+    error_message = "scraper_retry_backoff_seconds must be a whole number from 0 to 43200."
+  }
+}
+
+variable "scraper_maximum_concurrency" {
+  description = "Most scrapers the work queue's event source mapping runs at once. Production: 140."
+  type        = number
+  default     = 140
+
+  validation {
+    condition     = var.scraper_maximum_concurrency >= 2 && var.scraper_maximum_concurrency <= 1000
+    error_message = "scraper_maximum_concurrency must be between 2 and 1000."
+  }
+}
+
+variable "scraper_reserved_concurrency" {
+  description = "Concurrency reserved for the scraper; at least scraper_maximum_concurrency. Production: 140."
+  type        = number
+  default     = 140
+
+  validation {
+    condition     = var.scraper_reserved_concurrency >= 2 && floor(var.scraper_reserved_concurrency) == var.scraper_reserved_concurrency
+    error_message = "scraper_reserved_concurrency must be a whole number, at least 2."
+  }
+}
+
+variable "reconciler_timeout" {
+  description = "Reconciler timeout in seconds; keep it below the schedule's period."
+  type        = number
+  default     = 120
+
+  validation {
+    condition     = var.reconciler_timeout >= 1 && var.reconciler_timeout <= 900
+    error_message = "reconciler_timeout must be between 1 and 900 seconds."
+  }
+}
+
+variable "reconciler_memory_size" {
+  description = "Reconciler memory in MB."
+  type        = number
+  default     = 256
+
+  validation {
+    condition     = var.reconciler_memory_size >= 128 && var.reconciler_memory_size <= 10240
+    error_message = "reconciler_memory_size must be between 128 and 10240 MB."
+  }
+}
+
+variable "reconciler_reserved_concurrency" {
+  description = "Concurrency reserved for the reconciler; 1 keeps two runs from overlapping."
+  type        = number
+  default     = 1
+
+  validation {
+    condition     = var.reconciler_reserved_concurrency >= 1 && floor(var.reconciler_reserved_concurrency) == var.reconciler_reserved_concurrency
+    error_message = "reconciler_reserved_concurrency must be a whole number, at least 1."
+  }
+}
+
+variable "reconciler_max_redispatch" {
+  description = "Most work messages one reconciler run re-sends (MAX_REDISPATCH); later runs continue. Bounds the duplicates while a large run's backlog drains."
+  type        = number
+  default     = 1000
+
+  validation {
+    condition     = var.reconciler_max_redispatch >= 1 && var.reconciler_max_redispatch <= 100000 && floor(var.reconciler_max_redispatch) == var.reconciler_max_redispatch
+    error_message = "reconciler_max_redispatch must be a whole number from 1 to 100000."
+  }
+}
+
+variable "reconciler_schedule_expression" {
+  description = "EventBridge Scheduler expression for the reconciler. Production: rate(5 minutes)."
+  type        = string
+  default     = "rate(5 minutes)"
+
+  validation {
+    condition     = can(regex("^(rate\\([1-9][0-9]* (minute|minutes|hour|hours|day|days)\\)|cron\\(.+\\))$", var.reconciler_schedule_expression))
+    error_message = "reconciler_schedule_expression must be rate(N unit) or cron(...)."
+  }
+}
+
+variable "enrich_timeout" {
+  description = "Enrichment timeout in seconds; the pipe waits for it synchronously."
+  type        = number
+  default     = 30
+
+  validation {
+    condition     = var.enrich_timeout >= 1 && var.enrich_timeout <= 900
+    error_message = "enrich_timeout must be between 1 and 900 seconds."
+  }
+}
+
+variable "enrich_memory_size" {
+  description = "Enrichment memory in MB."
+  type        = number
+  default     = 128
+
+  validation {
+    condition     = var.enrich_memory_size >= 128 && var.enrich_memory_size <= 10240
+    error_message = "enrich_memory_size must be between 128 and 10240 MB."
+  }
+}
+
+################################################################################
+# Optional: task handling (function environment)
+################################################################################
+
+variable "allow_private_networks" {
+  description = "Let the scraper fetch loopback and private addresses (ALLOW_PRIVATE_NETWORKS). Only for the local cloud's fixture sites; never in production."
+  type        = bool
+  default     = false
+}
+
+variable "lease_seconds" {
+  description = "Lease of a claim (LEASE_SECONDS); null means scraper_timeout + 60. Must exceed scraper_timeout (and 30 s of margins)."
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.lease_seconds == null || coalesce(var.lease_seconds, 1) >= 1
+    error_message = "lease_seconds must be null or positive."
+  }
+}
+
+variable "pending_grace_seconds" {
+  description = "How long a task may stay Pending before the reconciler sends it again (PENDING_GRACE_SECONDS). Large runs keep tasks Pending in the queue for a while, and duplicates are harmless but not free."
+  type        = number
+  default     = 1800
+
+  validation {
+    condition     = var.pending_grace_seconds >= 60
+    error_message = "pending_grace_seconds must be at least 60."
+  }
+}
+
+variable "running_grace_seconds" {
+  description = "How long past its lease a Running task may stay before the reconciler re-dispatches or fails it (RUNNING_GRACE_SECONDS); null means visibility_timeout_seconds + 600. Must exceed visibility_timeout_seconds."
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.running_grace_seconds == null || coalesce(var.running_grace_seconds, 1) >= 1
+    error_message = "running_grace_seconds must be null or positive."
+  }
+}
+
+variable "live_shards" {
+  description = "Write shards per state of the live index's key (LIVE_SHARDS, internal/dynamostore's DefaultLiveShards is 8); more shards spread high write rates, and the reconciler queries each. Do not lower it while tasks are live: tasks in the dropped shards become invisible to the reconciler."
+  type        = number
+  default     = 8
+
+  validation {
+    condition     = var.live_shards >= 1 && var.live_shards <= 100 && floor(var.live_shards) == var.live_shards
+    error_message = "live_shards must be a whole number between 1 and 100."
+  }
+}
+
+################################################################################
+# Optional: alarms
+################################################################################
+
+variable "enable_alarm_topic" {
+  description = "Create an SNS topic that every alarm notifies (subscribe to it yourself)."
+  type        = bool
+  default     = false
+}
+
+variable "alarm_topic_kms_master_key_id" {
+  description = "Customer managed KMS key for the alarm topic; its key policy must let cloudwatch.amazonaws.com use it. null leaves the topic unencrypted."
+  type        = string
+  default     = null
+}
+
+variable "alarm_actions" {
+  description = "Extra ARNs (SNS topics, ...) every alarm notifies, in addition to the alarm topic."
+  type        = list(string)
+  default     = []
+}
+
+variable "lambda_errors_threshold" {
+  description = "Function errors in 5 minutes that raise a function's errors alarm."
+  type        = number
+  default     = 1
+
+  validation {
+    condition     = var.lambda_errors_threshold >= 1
+    error_message = "lambda_errors_threshold must be at least 1."
+  }
+}
+
+variable "oldest_live_task_age_threshold_seconds" {
+  description = "How long the oldest overdue task (Pending past its grace, or Running with an expired lease) may stay due before the alarm fires. The default, 6 hours, exceeds 3 deliveries x 90 minutes of visibility timeout plus the queue wait of a large run."
+  type        = number
+  default     = 21600
+
+  validation {
+    condition     = var.oldest_live_task_age_threshold_seconds >= 60
+    error_message = "oldest_live_task_age_threshold_seconds must be at least 60."
+  }
+}

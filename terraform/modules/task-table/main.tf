@@ -1,0 +1,78 @@
+# The task table is the pipeline's source of truth. Its key layout must match
+# internal/dynamostore (the Go store) exactly: the store names the attributes
+# and indexes, this module only declares them.
+
+locals {
+  by_run_index_name = "byRun"
+  live_index_name   = "live"
+}
+
+resource "aws_dynamodb_table" "this" {
+  name         = var.name
+  billing_mode = "PAY_PER_REQUEST"
+  hash_key     = "taskId"
+
+  # The pipe filter compares the old and the new status of a row ("becomes
+  # Pending"), so the stream must carry both images. Changing the view type
+  # creates a new stream ARN and forces the pipe to be replaced.
+  stream_enabled   = true
+  stream_view_type = "NEW_AND_OLD_IMAGES"
+
+  deletion_protection_enabled = var.deletion_protection_enabled
+
+  attribute {
+    name = "taskId"
+    type = "S"
+  }
+
+  attribute {
+    name = "runId"
+    type = "S"
+  }
+
+  attribute {
+    name = "liveKey"
+    type = "S"
+  }
+
+  attribute {
+    name = "dueAt"
+    type = "N"
+  }
+
+  # Progress counts and result export per run, without a Scan.
+  global_secondary_index {
+    name            = local.by_run_index_name
+    hash_key        = "runId"
+    range_key       = "taskId"
+    projection_type = "ALL"
+  }
+
+  # Sparse index of live (non-terminal) tasks for the reconciler: the store
+  # removes liveKey when a task becomes terminal, so the index size follows
+  # the live work, not the table's history.
+  global_secondary_index {
+    name            = local.live_index_name
+    hash_key        = "liveKey"
+    range_key       = "dueAt"
+    projection_type = "ALL"
+  }
+
+  point_in_time_recovery {
+    enabled = var.enable_point_in_time_recovery
+  }
+
+  server_side_encryption {
+    enabled = true
+    # null keeps the AWS managed key (aws/dynamodb), which the pipe and the
+    # Lambdas can use without extra KMS permissions.
+    kms_key_arn = var.kms_key_arn
+  }
+
+  ttl {
+    enabled        = var.enable_ttl
+    attribute_name = var.enable_ttl ? var.ttl_attribute_name : null
+  }
+
+  tags = var.tags
+}

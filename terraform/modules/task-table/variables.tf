@@ -1,0 +1,63 @@
+################################################################################
+# Required
+################################################################################
+
+variable "name" {
+  description = "Name of the DynamoDB table."
+  type        = string
+
+  validation {
+    condition     = can(regex("^[A-Za-z0-9_.-]{3,255}$", var.name))
+    error_message = "The table name must be 3-255 characters of A-Z, a-z, 0-9, '_', '-' and '.'."
+  }
+}
+
+################################################################################
+# Optional
+################################################################################
+
+variable "tags" {
+  description = "Tags for the table."
+  type        = map(string)
+  default     = {}
+}
+
+variable "deletion_protection_enabled" {
+  description = "Refuse DeleteTable while true. Turn it on for production tables."
+  type        = bool
+  default     = false
+}
+
+variable "enable_point_in_time_recovery" {
+  description = "Keep continuous backups (point-in-time recovery) of the table."
+  type        = bool
+  default     = true
+}
+
+variable "kms_key_arn" {
+  description = "ARN of a customer managed KMS key for server-side encryption; null uses the AWS managed key (aws/dynamodb). A customer key also needs kms:Decrypt for the pipe and the Lambdas, which this module does not grant."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.kms_key_arn == null || can(regex("^arn:aws[a-z-]*:kms:", var.kms_key_arn))
+    error_message = "kms_key_arn must be null or a KMS key ARN."
+  }
+}
+
+variable "enable_ttl" {
+  description = "Let DynamoDB delete rows after the epoch-seconds time in ttl_attribute_name. TTL deletions appear in the stream as REMOVE records, which the pipe filter ignores."
+  type        = bool
+  default     = false
+}
+
+variable "ttl_attribute_name" {
+  description = "Attribute holding the expiry time (epoch seconds) when enable_ttl is true."
+  type        = string
+  default     = "expiresAt"
+
+  validation {
+    condition     = length(var.ttl_attribute_name) > 0 && length(var.ttl_attribute_name) <= 255
+    error_message = "ttl_attribute_name must be 1-255 characters."
+  }
+}

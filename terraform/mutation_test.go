@@ -1,0 +1,249 @@
+package terraform_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// copyTree copies the .tf and README.md files of the modules and examples
+// under src into a new temporary directory and returns it.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	for _, top := range []string{"modules", "examples"} {
+		err := filepath.WalkDir(filepath.Join(src, top), func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, err := filepath.Rel(src, path)
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if strings.HasPrefix(d.Name(), ".") {
+					return filepath.SkipDir // .terraform of a local run
+				}
+				return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+			}
+			if !strings.HasSuffix(path, ".tf") && d.Name() != "README.md" {
+				return nil
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+		})
+		require.NoError(t, err)
+	}
+	return dst
+}
+
+// mutate replaces the single occurrence of old in file (relative to dir);
+// an empty old deletes the file. It fails when old does not occur exactly
+// once, so a mutation can never silently stop applying.
+func mutate(t *testing.T, dir, file, old, new string) {
+	t.Helper()
+	path := filepath.Join(dir, file)
+	if old == "" {
+		require.NoError(t, os.Remove(path))
+		return
+	}
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, 1, strings.Count(string(data), old), "mutation anchor %q must occur once in %s", old, file)
+	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(data), old, new, 1)), 0o644))
+}
+
+// TestContractsCatchMutations breaks a copy of the tree in one place at a
+// time and requires the matching contract to report it: proof that each
+// contract can fail.
+func TestContractsCatchMutations(t *testing.T) {
+	t.Parallel()
+	schema := awsSchema(t)
+
+	tests := []struct {
+		name     string
+		contract string
+		file     string
+		old, new string
+		want     string
+	}{
+		{
+			name: "BisectTurnedOff", contract: "PipeBisect",
+			file: "modules/stream-pipe/main.tf",
+			old:  `on_partial_batch_item_failure = "AUTOMATIC_BISECT"`, new: `on_partial_batch_item_failure = "OFF"`,
+			want: "want AUTOMATIC_BISECT",
+		},
+		{
+			name: "StreamParameterLeftUnset", contract: "PipeStreamParametersExplicit",
+			file: "modules/stream-pipe/main.tf",
+			old:  "      parallelization_factor        = var.parallelization_factor\n", new: "",
+			want: "parallelization_factor: not set",
+		},
+		{
+			name: "RecordAgeDefaultIsStreamRetention", contract: "PipeFiniteRetriesAndAge",
+			file: "modules/pipeline/variables.tf",
+			old:  "default     = 3600", new: "default     = 86400",
+			want: "maximum_record_age_in_seconds is cty.NumberIntVal(86400)",
+		},
+		{
+			name: "RetryValidationAcceptsForever", contract: "PipeFiniteRetriesAndAge",
+			file: "modules/stream-pipe/variables.tf",
+			old:  "var.maximum_retry_attempts >= 1 &&", new: "var.maximum_retry_attempts >= -1 &&",
+			want: "maximum_retry_attempts accepts cty.NumberIntVal(-1)",
+		},
+		{
+			name: "PartialBatchResponsesIgnored", contract: "ReportBatchItemFailures",
+			file: "modules/go-lambda/main.tf",
+			old:  `function_response_types = ["ReportBatchItemFailures"]`, new: `function_response_types = []`,
+			want: "lacks ReportBatchItemFailures",
+		},
+		{
+			name: "ScraperBatchOfTen", contract: "ReportBatchItemFailures",
+			file: "modules/pipeline/main.tf",
+			old:  "sqs_batch_size                         = 1", new: "sqs_batch_size                         = 10",
+			want: "scraper batch_size 10, want 1",
+		},
+		{
+			name: "WildcardInPipeRole", contract: "NoWildcardActions",
+			file: "modules/stream-pipe/main.tf",
+			old:  `Action   = ["dynamodb:ListStreams"]`, new: `Action   = ["dynamodb:List*"]`,
+			want: `wildcard action "dynamodb:List*"`,
+		},
+		{
+			name: "ResourceStarInPipeRole", contract: "NoWildcardActions",
+			file: "modules/stream-pipe/main.tf",
+			old:  `Resource = ["${local.table_arn}/stream/*"]`, new: `Resource = ["*"]`,
+			want: `grants Resource "*"`,
+		},
+		{
+			name: "WildcardInCallerStatement", contract: "NoWildcardActions",
+			file: "modules/pipeline/main.tf",
+			old:  `actions   = ["sqs:ChangeMessageVisibility"]`, new: `actions   = ["sqs:*"]`,
+			want: `wildcard action "sqs:*"`,
+		},
+		{
+			name: "WildcardValidationRemoved", contract: "NoWildcardActions",
+			file: "modules/go-lambda/variables.tf",
+			old:  `length(regexall("\\*", a)) == 0`, new: `true`,
+			want: "policy_statements accepts",
+		},
+		{
+			name: "PipeDLQNotAlarmed", contract: "DLQAlarms",
+			file: "modules/pipeline/monitoring.tf",
+			old:  "dimensions          = { QueueName = module.pipe.dlq_name }", new: "dimensions          = { QueueName = module.queue.dlq_name }",
+			want: "no alarm watches module.pipe.dlq_name",
+		},
+		{
+			name: "RedrivePolicyResourceRemoved", contract: "DeadLetterQueues",
+			file: "modules/stream-pipe/main.tf",
+			old:  "Resource = [aws_sqs_queue.dlq.arn]", new: "Resource = [var.target_queue_arn]",
+			want: "cannot sqs:SendMessage to aws_sqs_queue.dlq",
+		},
+		{
+			name: "DLQRetentionCheckWeakened", contract: "DLQRetention",
+			file: "modules/work-queue/main.tf",
+			old:  "var.dlq_message_retention_seconds > var.message_retention_seconds", new: "var.dlq_message_retention_seconds >= var.message_retention_seconds",
+			want: "equal queue and DLQ retention passes",
+		},
+		{
+			name: "VisibilityDefaultTooShort", contract: "VisibilityTimeout",
+			file: "modules/pipeline/variables.tf",
+			old:  "default     = 5400", new: "default     = 600",
+			want: "default visibility timeout 600",
+		},
+		{
+			name: "VisibilityPreconditionWeakened", contract: "VisibilityTimeout",
+			file: "modules/work-queue/main.tf",
+			old:  "6 * var.consumer_timeout_seconds", new: "1 * var.consumer_timeout_seconds",
+			want: "passes the work queue's preconditions",
+		},
+		{
+			name: "UndescribedVariable", contract: "VariablesTypedAndDescribed",
+			file: "modules/task-table/variables.tf",
+			old:  "  description = \"Tags for the table.\"\n", new: "",
+			want: "variable tags has no description",
+		},
+		{
+			name: "ModuleReadmeMissing", contract: "ModuleFiles",
+			file: "modules/go-lambda/README.md",
+			want: "modules/go-lambda: README.md is missing",
+		},
+		{
+			name: "LiveIndexKeysOnly", contract: "TableMatchesStore",
+			file: "modules/task-table/main.tf",
+			old:  "    projection_type = \"ALL\"\n  }\n\n  point_in_time_recovery", new: "    projection_type = \"KEYS_ONLY\"\n  }\n\n  point_in_time_recovery",
+			want: "global secondary indexes",
+		},
+		{
+			name: "FilterMatchesExistingStatus", contract: "PipeFilterDefault",
+			file: "modules/stream-pipe/variables.tf",
+			old:  `\"exists\":false`, new: `\"exists\":true`,
+			want: "filter_patterns default",
+		},
+		{
+			name: "RunningGraceEqualsVisibility", contract: "LambdaEnvironment",
+			file: "modules/pipeline/main.tf",
+			old:  "var.visibility_timeout_seconds + 600)", new: "var.visibility_timeout_seconds)",
+			want: "RUNNING_GRACE_SECONDS 5400 must exceed the visibility timeout 5400",
+		},
+		{
+			name: "EnvironmentKeyDropped", contract: "LambdaEnvironment",
+			file: "modules/pipeline/main.tf",
+			old:  "    LIVE_SHARDS                           = tostring(var.live_shards)\n", new: "",
+			want: "environment lacks LIVE_SHARDS",
+		},
+		{
+			name: "EnvironmentTheFunctionsReject", contract: "LambdaEnvironment",
+			file: "modules/pipeline/main.tf",
+			old:  "LOG_LEVEL                             = var.lambda_log_level", new: `LOG_LEVEL = "verbose"`,
+			want: "rejects its planned environment",
+		},
+		{
+			name: "ProviderFloorLowered", contract: "ProviderFloor",
+			file: "modules/pipeline/versions.tf",
+			old:  `version = ">= 5.61"`, new: `version = ">= 5.0"`,
+			want: "must start at 5.61",
+		},
+		{
+			name: "ScraperTimeoutChanged", contract: "ProductionDefaults",
+			file: "modules/pipeline/variables.tf",
+			old:  "default     = 420", new: "default     = 300",
+			want: "scraper_timeout defaults to 300, want 420",
+		},
+		{
+			name: "DefaultBreaksValidation", contract: "DefaultsPassValidation",
+			file: "modules/pipeline/variables.tf",
+			old:  `default     = "rate(5 minutes)"`, new: `default     = "every 5 minutes"`,
+			want: "default of reconciler_schedule_expression fails its validation",
+		},
+	}
+
+	covered := map[string]bool{}
+	for _, tt := range tests {
+		covered[tt.contract] = true
+	}
+	for _, ct := range contracts {
+		require.True(t, covered[ct.name], "contract %s has no mutation test", ct.name)
+	}
+
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := copyTree(t, ".")
+			mutate(t, dir, tt.file, tt.old, tt.new)
+			r, err := loadRepo(dir)
+			require.NoError(t, err)
+			violations := runContract(t, r, schema, tt.contract)
+			t.Logf("violations: %q", violations)
+			require.NotEmpty(t, violations, "contract %s missed the mutation", tt.contract)
+			require.Contains(t, strings.Join(violations, "\n"), tt.want)
+		})
+	}
+}
