@@ -42,6 +42,10 @@ var targetPrefixes = map[string]string{
 	"AmazonSQS":                ServiceSQS,
 	"AWSEvents":                ServiceEvents,
 	"Logs_20140328":            ServiceLogs,
+	// CloudWatch also speaks AWS JSON 1.0: botocore picks it from the
+	// model's protocols list (smithy-rpc-v2-cbor, json, query) when it has
+	// no CBOR support, as boto3/the CLI 1.43 do; the Go SDK uses CBOR.
+	"GraniteServiceVersion20100801": ServiceMonitoring,
 }
 
 // cborServices maps Smithy RPC v2 CBOR service shape names to services.
@@ -92,6 +96,15 @@ func (rt *Router) Handle(service string, h http.Handler) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	rt.services[service] = h
+}
+
+// Handler returns the handler registered for a service key, or nil. A
+// middleware that must call the service itself (fault injection's "kill the
+// caller right after a successful request") reaches it through this.
+func (rt *Router) Handler(service string) http.Handler {
+	rt.mu.RLock()
+	defer rt.mu.RUnlock()
+	return rt.services[service]
 }
 
 // Use appends a middleware; middlewares run in order before the service.
