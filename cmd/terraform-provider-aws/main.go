@@ -1,8 +1,10 @@
 // Command terraform-provider-aws is the taskpipe local stand-in for the
 // hashicorp/aws provider. Terraform starts it as a plugin; it serves the real
 // 6.47.0 schemas from the JSON file named by $TASKPIPE_AWS_SCHEMA (or the path
-// recorded by `make provider`) and plans changes the way the real provider
-// does. Build and install it with `make provider`.
+// recorded by `make provider`), plans changes the way the real provider
+// does, and applies them through the AWS APIs at the endpoints its
+// configuration names (the local cloud). Build and install it with
+// `make provider`.
 package main
 
 import (
@@ -52,5 +54,5 @@ func newServer() (*tfprovider.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tfprovider.NewServer(cat)
+	return tfprovider.NewServer(cat, tfprovider.WithAWSHandlers())
 }

@@ -17,13 +17,21 @@ import (
 	"net/http"
 	"sort"
 	"sync"
+	"io"
 	"sync/atomic"
 	"time"
 
 	"github.com/taskpipe/taskpipe/internal/emu"
+	"github.com/taskpipe/taskpipe/internal/emu/alarm"
 	"github.com/taskpipe/taskpipe/internal/emu/eventbus"
+	"github.com/taskpipe/taskpipe/internal/emu/fault"
+	"github.com/taskpipe/taskpipe/internal/emu/function"
 	"github.com/taskpipe/taskpipe/internal/emu/identity"
+	"github.com/taskpipe/taskpipe/internal/emu/loggroup"
+	"github.com/taskpipe/taskpipe/internal/emu/mapping"
+	"github.com/taskpipe/taskpipe/internal/emu/pipe"
 	"github.com/taskpipe/taskpipe/internal/emu/queue"
+	"github.com/taskpipe/taskpipe/internal/emu/schedule"
 	"github.com/taskpipe/taskpipe/internal/emu/stream"
 	"github.com/taskpipe/taskpipe/internal/emu/table"
 )
@@ -49,6 +57,18 @@ type Config struct {
 	// Logger receives lifecycle messages at Info and one line per request
 	// at Debug (default: discard).
 	Logger *slog.Logger
+	// Console receives every function output line, prefixed with the
+	// function's name, and alarm state changes (default: discard).
+	Console io.Writer
+	// MaxInstancesPerFunction caps the processes of a function without
+	// reserved concurrency (default 64).
+	MaxInstancesPerFunction int
+	// PipeRetryBackoff is the delay before a Pipe retries a failed batch,
+	// doubling per attempt (default 1 s).
+	PipeRetryBackoff time.Duration
+	// FaultSeed seeds the fault injector's random decisions; faults are
+	// off until configured through the admin API.
+	FaultSeed uint64
 }
 
 // Cloud is the assembled local cloud.
@@ -63,6 +83,14 @@ type Cloud struct {
 	streams  *stream.Service
 	events   *eventbus.Service
 	identity *identity.Service
+
+	logs      *loggroup.Service
+	alarms    *alarm.Service
+	faults    *fault.Injector
+	mappings  *mapping.Service
+	functions *function.Service
+	schedules *schedule.Service
+	pipes     *pipe.Service
 
 	inFlight atomic.Int64 // API requests being served (admin excluded)
 
@@ -94,6 +122,9 @@ func New(cfg Config) *Cloud {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Console == nil {
+		cfg.Console = io.Discard
+	}
 	c := &Cloud{
 		cfg:    cfg,
 		log:    cfg.Logger,
@@ -115,13 +146,15 @@ func New(cfg Config) *Cloud {
 	c.router.Handle(emu.ServiceSTS, c.identity.STS())
 	c.router.Handle(emu.ServiceAdmin, c.admin)
 	c.router.Use(reportOp)
+	c.runtimeServices(cfg)
 	c.routeAdmin()
 	return c
 }
 
 // Services lists the service keys the cloud serves, sorted.
 func (c *Cloud) Services() []string {
-	s := []string{emu.ServiceDynamoDB, emu.ServiceEvents, emu.ServiceIAM, emu.ServiceSQS, emu.ServiceStreams, emu.ServiceSTS}
+	s := []string{emu.ServiceDynamoDB, emu.ServiceEvents, emu.ServiceIAM, emu.ServiceLambda, emu.ServiceLogs,
+		emu.ServiceMonitoring, emu.ServicePipes, emu.ServiceScheduler, emu.ServiceSQS, emu.ServiceStreams, emu.ServiceSTS}
 	sort.Strings(s)
 	return s
 }
@@ -140,6 +173,27 @@ func (c *Cloud) Streams() *stream.Service { return c.streams }
 
 // Identity returns the IAM/STS state.
 func (c *Cloud) Identity() *identity.Service { return c.identity }
+
+// Functions returns the Lambda service (stats, in-process invokes).
+func (c *Cloud) Functions() *function.Service { return c.functions }
+
+// Mappings returns the SQS event source mappings (stats).
+func (c *Cloud) Mappings() *mapping.Service { return c.mappings }
+
+// Schedules returns EventBridge Scheduler (fire a schedule now).
+func (c *Cloud) Schedules() *schedule.Service { return c.schedules }
+
+// Pipes returns the Pipes service.
+func (c *Cloud) Pipes() *pipe.Service { return c.pipes }
+
+// Alarms returns CloudWatch (alarm states, evaluate now).
+func (c *Cloud) Alarms() *alarm.Service { return c.alarms }
+
+// Logs returns CloudWatch Logs.
+func (c *Cloud) Logs() *loggroup.Service { return c.logs }
+
+// Faults returns the fault injector.
+func (c *Cloud) Faults() *fault.Injector { return c.faults }
 
 // HandleAdmin adds an endpoint to the admin API; pattern is an
 // http.ServeMux pattern under emu.AdminPrefix, e.g.
@@ -220,7 +274,7 @@ func (c *Cloud) Close() error {
 		c.closed = true
 		c.mu.Unlock()
 		if !started {
-			c.closeErr = c.queue.Close()
+			c.closeErr = errors.Join(c.closeRuntime(), c.queue.Close())
 			close(c.done)
 			return
 		}
@@ -230,13 +284,14 @@ func (c *Cloud) Close() error {
 		go func() { shut <- srv.Shutdown(ctx) }()
 		// Shutdown waits for in-flight requests; SQS long polls would hold
 		// it for up to 20 s, so release them now.
+		rerr := c.closeRuntime()
 		qerr := c.queue.Close()
 		serr := <-shut
 		if serr != nil {
 			serr = errors.Join(fmt.Errorf("localcloud: shutdown: %w", serr), srv.Close())
 		}
 		<-c.done
-		c.closeErr = errors.Join(serr, qerr)
+		c.closeErr = errors.Join(serr, rerr, qerr)
 		c.log.Info("local cloud stopped")
 	})
 	return c.closeErr

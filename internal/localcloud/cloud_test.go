@@ -151,7 +151,7 @@ func TestUnknownRequestsFailFast(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a hang detector, not a speed check
 	defer cancel()
 
-	_, err := lambda.NewFromConfig(b.cfg).ListFunctions(ctx, &lambda.ListFunctionsInput{})
+	_, err := lambda.NewFromConfig(b.cfg).ListLayers(ctx, &lambda.ListLayersInput{})
 	requireCode(t, err, "UnknownOperationException")
 
 	_, err = eventbridge.NewFromConfig(b.cfg).ListRules(ctx, &eventbridge.ListRulesInput{})

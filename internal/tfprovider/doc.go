@@ -15,6 +15,16 @@
 // Apply is pluggable: a ResourceHandler registered for a type name performs
 // Create/Read/Update/Delete against the local cloud. Without a handler, apply
 // fails with a clear diagnostic and read returns the prior state unchanged.
+// WithAWSHandlers (apply.go, apply_<service>.go; the plugin registers it)
+// adds a handler for every resource type the taskpipe modules use. They
+// call the real AWS APIs through aws-sdk-go-v2 at the endpoints the
+// provider block names, as the real provider's resources do (each cites
+// its source), wait where AWS is eventually consistent, and read back the
+// state the real provider records, so drift shows in the next plan.
+// Configuration the local cloud cannot honour (KMS keys, VPCs, FIFO
+// queues, global tables, …) fails the apply with a diagnostic saying so.
+// The acceptance test applies terraform/examples/local into a local cloud
+// started in-process.
 //
 // Layout: schema.go and convert.go load and convert the schema file;
 // providerconfig.go is the provider block; server.go is the protocol server;

@@ -50,7 +50,7 @@ func planWith(req *PlanRequest, rules resourceRule) (*Plan, []*tfprotov5.Diagnos
 		}
 	}
 	plan.Planned = planned
-	plan.RequiresReplace = requiresReplace(req, rules.ForceNew, planned)
+	plan.RequiresReplace = requiresReplace(req, rules.ForceNew, planned, rules.Legacy)
 	return plan, diags
 }
 
@@ -86,6 +86,11 @@ func (p *planner) block(path cty.Path, b *tfjson.SchemaBlock, prior, config, pro
 			attrs[name] = pv
 		case a.Computed && !isNew:
 			attrs[name] = prior.GetAttr(name)
+		case hasDefault && p.legacy && !isNew && sdkZero(prior.GetAttr(name)) && sdkZero(def):
+			// A zero default over a zero (or null) prior: SDKv2 sees no
+			// diff (imported state records nulls where the SDK would
+			// have written zero values).
+			attrs[name] = prior.GetAttr(name)
 		case hasDefault:
 			attrs[name] = def
 		case a.Computed:
@@ -99,7 +104,9 @@ func (p *planner) block(path cty.Path, b *tfjson.SchemaBlock, prior, config, pro
 	for name, bt := range b.NestedBlocks {
 		bp := appendPath(path, cty.GetAttrStep{Name: name})
 		cv, pv := config.GetAttr(name), proposed.GetAttr(name)
-		pr := cty.NullVal(pv.Type())
+		// A new object's blocks have no prior; an empty collection (never
+		// a null block, which Terraform would have to repair) stands in.
+		pr := emptyBlock(bt, pv.Type())
 		if !isNew {
 			pr = prior.GetAttr(name)
 		}
@@ -377,7 +384,7 @@ func planRecompute(req *PlanRequest, rules []recompute, planned cty.Value) cty.V
 // requiresReplace lists the ForceNew attributes whose planned value differs
 // from the prior one (an unknown planned value counts as a change, as in
 // SDKv2). New objects need no replacement.
-func requiresReplace(req *PlanRequest, forceNew []string, planned cty.Value) []cty.Path {
+func requiresReplace(req *PlanRequest, forceNew []string, planned cty.Value, legacy bool) []cty.Path {
 	if req.Prior.IsNull() {
 		return nil
 	}
@@ -394,6 +401,10 @@ func requiresReplace(req *PlanRequest, forceNew []string, planned cty.Value) []c
 			seen[key] = true
 			ov, nv := valueAt(req.Prior, p), valueAt(planned, p)
 			if nv.IsNull() && ov.IsNull() {
+				return
+			}
+			if legacy && nv.IsKnown() && sdkZero(nv) && sdkZero(ov) {
+				// SDKv2 cannot tell null from the zero value.
 				return
 			}
 			if !nv.IsWhollyKnown() || !ov.RawEquals(nv) {

@@ -41,6 +41,16 @@ func init() {
 		},
 	}
 
+	// aws_cloudwatch_dashboard, internal/service/cloudwatch/dashboard.go:
+	// SDKv2; dashboard_name ForceNew; dashboard_body must be JSON (the
+	// provider also normalises it; apply keeps an equivalent document's
+	// text, see jsonState).
+	resourceRules["aws_cloudwatch_dashboard"] = resourceRule{
+		Legacy:   true,
+		ForceNew: []string{"dashboard_name"},
+		Validate: []check{{Path: "dashboard_body", Fn: stringIsJSON}},
+	}
+
 	period := anyOf(intInSlice(10, 20, 30), intDivisibleBy(60))
 	resourceRules["aws_cloudwatch_metric_alarm"] = resourceRule{
 		Legacy: true,

@@ -15,7 +15,8 @@ import (
 // (commit f583d818dd34f1ee2cdd6664b33ef588c860412a for the parts unchanged
 // since; 6.x adds key_schema and Optional+Computed hash_key):
 //   - billing_mode Default PROVISIONED, enum BillingMode; ttl.enabled
-//     Default false;
+//     Default false; table_class Default STANDARD (its Read records
+//     STANDARD when DescribeTable has no TableClassSummary);
 //   - ForceNew: name, hash_key, range_key, local_secondary_index,
 //     restore_source_name, restore_to_latest_time, restore_date_time;
 //   - enums: attribute.type ScalarAttributeType (S|N|B), stream_view_type
@@ -25,13 +26,14 @@ import (
 //     must be a key of the table or an index, and every key must be a
 //     defined attribute).
 //
-// Not modelled (unverified for 6.47): defaults of deletion_protection_enabled
-// and table_class, and the provisioned-throughput checks.
+// Not modelled: the provisioned-throughput checks. deletion_protection_enabled
+// has no Default (Read records the API's false, which SDKv2 treats as unset).
 func init() {
 	resourceRules["aws_dynamodb_table"] = resourceRule{
 		Legacy: true,
 		Defaults: map[string]cty.Value{
 			"billing_mode":  cty.StringVal(string(ddbtypes.BillingModeProvisioned)),
+			"table_class":   cty.StringVal(string(ddbtypes.TableClassStandard)),
 			"ttl.*.enabled": cty.False,
 		},
 		ForceNew: []string{
@@ -53,6 +55,7 @@ func init() {
 
 func customizeTable(req *PlanRequest, planned cty.Value) (cty.Value, []*tfprotov5.Diagnostic) {
 	var diags []*tfprotov5.Diagnostic
+	planned = planRecoveryPeriod(req, planned)
 	// validStreamSpec: with streams on, the view type must be known and
 	// non-empty. An Optional+Computed value left out is unknown on create,
 	// which the SDK's GetOk reports as unset; on update it is the prior one.
@@ -151,4 +154,28 @@ func quoteJoin(ss []string) string {
 		q[i] = fmt.Sprintf("%q", s)
 	}
 	return strings.Join(q, " ")
+}
+
+// planRecoveryPeriod: flattenPITR records recovery_period_in_days only
+// while point-in-time recovery is enabled (table.go), so turning it on or
+// off changes the Optional+Computed period unless the configuration sets
+// it; the plan says so instead of keeping the prior value.
+func planRecoveryPeriod(req *PlanRequest, planned cty.Value) cty.Value {
+	if req.Prior.IsNull() {
+		return planned
+	}
+	pl, pr, cf := planned.GetAttr("point_in_time_recovery"), req.Prior.GetAttr("point_in_time_recovery"), req.Config.GetAttr("point_in_time_recovery")
+	if !pl.IsWhollyKnown() || pl.IsNull() || pl.LengthInt() != 1 || pr.IsNull() || !pr.IsKnown() || pr.LengthInt() != 1 {
+		return planned
+	}
+	newE, oldE := pl.Index(cty.NumberIntVal(0)), pr.Index(cty.NumberIntVal(0))
+	if newE.GetAttr("enabled").RawEquals(oldE.GetAttr("enabled")) {
+		return planned
+	}
+	if cf.IsKnown() && !cf.IsNull() && cf.LengthInt() == 1 && !cf.Index(cty.NumberIntVal(0)).GetAttr("recovery_period_in_days").IsNull() {
+		return planned
+	}
+	attrs := newE.AsValueMap()
+	attrs["recovery_period_in_days"] = cty.UnknownVal(cty.Number)
+	return setAttr(planned, "point_in_time_recovery", cty.ListVal([]cty.Value{cty.ObjectVal(attrs)}))
 }

@@ -83,7 +83,14 @@ func init() {
 		},
 		ForceNew: []string{"function_name", "package_type"},
 		Recompute: []recompute{
-			{Attrs: []string{"last_modified"}, When: anyChanged(codeChange...)},
+			// LastModified moves with UpdateFunctionConfiguration as well as
+			// UpdateFunctionCode (Lambda API reference,
+			// FunctionConfiguration.LastModified: "The date and time that
+			// the function was last updated"); the provider only marks it
+			// for code changes and relies on SDKv2's tolerance otherwise.
+			{Attrs: []string{"last_modified"}, When: func(prior, planned cty.Value) bool {
+				return anyChanged(codeChange...)(prior, planned) || anyChanged(configChange...)(prior, planned)
+			}},
 			{Attrs: []string{"code_sha256", "source_code_size"}, When: func(prior, planned cty.Value) bool {
 				return anyChanged(codeChange...)(prior, planned)
 			}},
@@ -120,6 +127,13 @@ func init() {
 			"self_managed_event_source", "amazon_managed_kafka_event_source_config",
 			"self_managed_kafka_event_source_config",
 		},
+		// UpdateEventSourceMapping moves LastModified, and a change of
+		// enabled moves State through Enabling/Disabling (Lambda API
+		// reference, EventSourceMappingConfiguration); planned unknown so
+		// the applied state matches the plan.
+		Recompute: []recompute{
+			{Attrs: []string{"last_modified", "state", "state_transition_reason"}, When: anyChanged(esmUpdatable...)},
+		},
 		Validate: []check{
 			{Path: "batch_size", Fn: intBetween(1, 10000)},
 			{Path: "maximum_batching_window_in_seconds", Fn: intBetween(0, 300)},
@@ -154,6 +168,17 @@ func init() {
 			{Path: "maximum_retry_attempts", Fn: intBetween(0, 2)},
 		},
 	}
+}
+
+// esmUpdatable are the arguments resourceEventSourceMappingUpdate sends
+// with UpdateEventSourceMapping.
+var esmUpdatable = []string{
+	"batch_size", "bisect_batch_on_function_error", "destination_config", "document_db_event_source_config",
+	"enabled", "filter_criteria", "function_name", "function_response_types", "kms_key_arn",
+	"maximum_batching_window_in_seconds", "maximum_record_age_in_seconds", "maximum_retry_attempts",
+	"metrics_config", "parallelization_factor", "provisioned_poller_config", "scaling_config",
+	"source_access_configuration", "tumbling_window_in_seconds", "amazon_managed_kafka_event_source_config",
+	"self_managed_kafka_event_source_config",
 }
 
 // functionNameRE is validFunctionName() in internal/service/lambda/validate.go:

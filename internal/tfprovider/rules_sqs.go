@@ -25,8 +25,8 @@ import (
 //   - ForceNew: name, name_prefix, fifo_queue;
 //   - CustomizeDiff (resourceQueueCustomizeDiff): queue name pattern on
 //     create, content-based deduplication only for FIFO queues, and
-//     kms_data_key_reuse_period_seconds planned null on create when
-//     sqs_managed_sse_enabled is true.
+//     kms_data_key_reuse_period_seconds planned anew on create when
+//     sqs_managed_sse_enabled is true (unknown here, see customizeQueue).
 //
 // Stricter than the provider, which leaves these to the SQS API at apply
 // time (AWS SQS API Reference, SetQueueAttributes / CreateQueue):
@@ -123,7 +123,12 @@ func customizeQueue(req *PlanRequest, planned cty.Value) (cty.Value, []*tfprotov
 			diags = append(diags, errorDiag(fmt.Sprintf("invalid queue name: %s", name), "", nil))
 		}
 		if knownTrue(planned.GetAttr("sqs_managed_sse_enabled")) && req.Config.GetAttr("kms_data_key_reuse_period_seconds").IsNull() {
-			planned = setAttr(planned, "kms_data_key_reuse_period_seconds", cty.NullVal(cty.Number))
+			// The provider's SetNew(nil) plans no value, yet its Read then
+			// records 300 (queue.go, issue #19786): an inconsistency
+			// Terraform tolerates only from legacy SDKs. Planning the
+			// value unknown keeps the plan and the applied state
+			// consistent.
+			planned = setAttr(planned, "kms_data_key_reuse_period_seconds", cty.UnknownVal(cty.Number))
 		}
 	}
 	if !fifo && knownTrue(planned.GetAttr("content_based_deduplication")) && planned.GetAttr("fifo_queue").IsKnown() {
