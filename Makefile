@@ -49,12 +49,12 @@ provider: ## build the local hashicorp/aws provider into a filesystem mirror + C
 	GO=$(GO) ./scripts/provider.sh
 
 .PHONY: test
-test: build provider ## run every offline test: Terraform checks, then all Go tests
+test: tools build provider ## run every offline test: Terraform checks, then all Go tests
 	TERRAFORM=$(TERRAFORM) TFLINT=$(TFLINT) TFSEC=$(TFSEC) ./scripts/tf-check.sh
 	$(GO) test -count=1 -timeout 40m ./...
 
 .PHONY: tf-check
-tf-check: build provider ## terraform fmt, init/validate/plan every example offline, tflint, tfsec
+tf-check: tools build provider ## terraform fmt, init/validate/plan every example offline, tflint, tfsec
 	TERRAFORM=$(TERRAFORM) TFLINT=$(TFLINT) TFSEC=$(TFSEC) ./scripts/tf-check.sh
 
 .PHONY: lint
