@@ -22,8 +22,11 @@ ARCHS     := arm64 amd64
 help: ## list the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-zA-Z0-9_\/-]+:.*## /{printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
+# Only the tools that are not overridden (TERRAFORM=..., TFLINT=..., TFSEC=...) are built.
+TOOLS := $(filter $(BIN)/%,$(TERRAFORM) $(TFLINT) $(TFSEC))
+
 .PHONY: tools
-tools: $(TERRAFORM) $(TFLINT) $(TFSEC) ## build terraform, tflint and tfsec from source into bin/
+tools: $(TOOLS) ## build terraform, tflint and tfsec from source into bin/ (terraform v1.5.7: newer versions refuse go install)
 
 $(BIN)/terraform:
 	GOBIN=$(BIN) $(GO) install github.com/hashicorp/terraform@$(TERRAFORM_VERSION)
