@@ -55,13 +55,16 @@ type instance struct {
 	counted  bool // holds one of the function's invocation slots
 	lastUsed time.Time
 
-	addr    string
-	ln      net.Listener
-	srv     *http.Server
+	addr   string
+	ln     net.Listener
+	srv    *http.Server
+	tmpDir string
+	out    *output
+
+	// Written once by start under mu, before the process can call the
+	// Runtime API; read under mu by the Runtime API handlers.
 	cmd     *exec.Cmd
 	pid     int
-	tmpDir  string
-	out     *output
 	started time.Time // real clock
 
 	assign     chan *invocation // capacity 1: the next invocation for /next
@@ -163,8 +166,12 @@ func (inst *instance) start() error {
 	// function wrote them in, as they do in the function's log stream.
 	cmd.Stdout, cmd.Stderr = pw, pw
 	cmd.SysProcAttr = procAttr()
+	// The child's first /next reads started and pid; holding inst.mu from
+	// before the exec until both are set orders those reads after them.
+	inst.mu.Lock()
 	inst.started = time.Now()
 	if err := cmd.Start(); err != nil {
+		inst.mu.Unlock()
 		_ = pw.Close() // nothing was written
 		_ = pr.Close()
 		var pe *fs.PathError
@@ -175,8 +182,9 @@ func (inst *instance) start() error {
 		// wrong architecture) as Runtime.InvalidEntrypoint.
 		return &startError{"Runtime.InvalidEntrypoint", fmt.Sprintf("fork/exec /var/task/bootstrap: %v", err)}
 	}
-	_ = pw.Close() // the child holds its own copy
 	inst.cmd, inst.pid = cmd, cmd.Process.Pid
+	inst.mu.Unlock()
+	_ = pw.Close() // the child holds its own copy
 	inst.out = newOutput(inst, pr)
 	s.wg.Add(2)
 	go func() {
@@ -352,7 +360,10 @@ func (inst *instance) stop(reason string) {
 // sampleMemory records the process's peak resident set (VmHWM), the
 // figure REPORT lines quote as Max Memory Used.
 func (inst *instance) sampleMemory() {
-	kb := peakRSSKB(inst.pid)
+	inst.mu.Lock()
+	pid := inst.pid
+	inst.mu.Unlock()
+	kb := peakRSSKB(pid)
 	if kb <= 0 {
 		return
 	}
