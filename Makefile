@@ -74,9 +74,13 @@ bench: ## run the Go benchmarks
 fuzz: ## smoke-run every fuzz target (FUZZTIME each, default 10s)
 	GO=$(GO) ./scripts/fuzz.sh
 
+# The local cloud runs bootstrap natively, so the demo builds the zips of
+# this machine's architecture only (a cold build of both took a minute more).
 .PHONY: demo
-demo: ## run a 3,575-site job on the local cloud end to end
-	@echo "demo: not yet wired"
+demo: $(filter $(BIN)/%,$(TERRAFORM)) provider ## run a 3,575-site job on the local cloud end to end (DEMO_FLAGS="--sites 500 -v" passes flags)
+	$(MAKE) --no-print-directory build ARCHS=$$($(GO) env GOARCH)
+	$(GO) build -trimpath -o $(BIN)/taskpipe ./cmd/taskpipe
+	$(BIN)/taskpipe demo $(DEMO_FLAGS)
 
 .PHONY: chaos
 chaos: ## the full chaos run: 3,575 tasks with faults on, invariants checked
@@ -90,3 +94,13 @@ clean: ## remove build outputs (keeps bin/)
 docs: ## regenerate the Terraform input/output tables in the module and example READMEs
 	$(GO) run ./cmd/tfdoc terraform/modules/* terraform/examples/*
 	@if grep -q 'BEGIN_TF_DOCS' README.md; then $(GO) run ./cmd/tfdoc -doc README.md=terraform/modules/pipeline; fi
+
+# The Terratest suite (test/README.md). make test runs it too, on the local
+# cloud; these targets run it alone, verbosely, with its key numbers.
+.PHONY: test/integration
+test/integration: tools build provider ## run the Terratest scenarios on the in-process local cloud (TEST=regexp picks some)
+	TERRAFORM=$(TERRAFORM) $(GO) test -count=1 -timeout 30m -v -run '$(or $(TEST),.)' ./test/...
+
+.PHONY: test/aws
+test/aws: tools build ## run the Terratest scenarios on AWS (AWS_REGION, credentials; creates billable resources; TEST=regexp)
+	TERRAFORM=$(TERRAFORM) $(GO) test -tags aws -count=1 -timeout 60m -v -run '$(or $(TEST),.)' ./test/...

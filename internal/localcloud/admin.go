@@ -15,7 +15,8 @@ import (
 //
 //	GET  /_taskpipe/health        {"status":"ok","region":…,"account":…,"services":[…]}
 //	GET  /_taskpipe/counts        [{"service":…,"operation":…,"count":…}, …]
-//	POST /_taskpipe/counts/reset  204, zeroes the counters
+//	GET  /_taskpipe/counts/callers  [{"caller":…,"service":…,"operation":…,"count":…}, …]
+//	POST /_taskpipe/counts/reset  204, zeroes the counters (both views)
 //
 // Anything else under the prefix is a JSON 404 (or 405 for a known path with
 // the wrong method).
@@ -32,8 +33,11 @@ func (c *Cloud) routeAdmin() {
 	c.admin.HandleFunc("GET "+emu.AdminPrefix+"counts", func(w http.ResponseWriter, _ *http.Request) {
 		writeAdminJSON(w, http.StatusOK, c.router.Counts())
 	})
+	c.admin.HandleFunc("GET "+emu.AdminPrefix+"counts/callers", func(w http.ResponseWriter, _ *http.Request) {
+		writeAdminJSON(w, http.StatusOK, c.CountsByCaller())
+	})
 	c.admin.HandleFunc("POST "+emu.AdminPrefix+"counts/reset", func(w http.ResponseWriter, _ *http.Request) {
-		c.router.ResetCounts()
+		c.ResetCounts()
 		w.WriteHeader(http.StatusNoContent)
 	})
 	c.admin.HandleFunc(emu.AdminPrefix, func(w http.ResponseWriter, r *http.Request) {

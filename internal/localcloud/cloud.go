@@ -12,12 +12,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"sort"
 	"sync"
-	"io"
 	"sync/atomic"
 	"time"
 
@@ -77,6 +77,8 @@ type Cloud struct {
 	log    *slog.Logger
 	router *emu.Router
 	admin  *http.ServeMux
+	// callers splits the router's counts by the function that sent them.
+	callers *callerCounter
 
 	queue    *queue.Service
 	tables   *table.Service
@@ -126,11 +128,12 @@ func New(cfg Config) *Cloud {
 		cfg.Console = io.Discard
 	}
 	c := &Cloud{
-		cfg:    cfg,
-		log:    cfg.Logger,
-		router: emu.NewRouter(),
-		admin:  http.NewServeMux(),
-		done:   make(chan struct{}),
+		cfg:     cfg,
+		log:     cfg.Logger,
+		router:  emu.NewRouter(),
+		admin:   http.NewServeMux(),
+		callers: newCallerCounter(),
+		done:    make(chan struct{}),
 	}
 	c.queue = queue.New(queue.Options{AccountID: cfg.AccountID, Region: cfg.Region, Now: cfg.Now})
 	c.tables = table.New(table.Options{AccountID: cfg.AccountID, Region: cfg.Region, Now: cfg.Now})
@@ -146,6 +149,7 @@ func New(cfg Config) *Cloud {
 	c.router.Handle(emu.ServiceSTS, c.identity.STS())
 	c.router.Handle(emu.ServiceAdmin, c.admin)
 	c.router.Use(reportOp)
+	c.router.Use(c.callers.middleware)
 	c.runtimeServices(cfg)
 	c.routeAdmin()
 	return c

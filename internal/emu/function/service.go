@@ -732,11 +732,14 @@ func (s *Service) Delete(ref string) error {
 	}
 	fn.deleted = true
 	delete(s.functions, fn.name)
-	for _, inst := range fn.idle {
+	// Detach the idle list first: removeLocked splices the instance out of
+	// fn.idle, which would skip entries of a list being ranged over.
+	idle := fn.idle
+	fn.idle = nil
+	for _, inst := range idle {
 		s.removeLocked(inst)
 		s.stopAsync(inst, "function deleted")
 	}
-	fn.idle = nil
 	fn.async = nil
 	s.releaseCodeLocked(fn.code)
 	fn.notifyLocked()
@@ -877,16 +880,20 @@ func (s *Service) reapIdle() {
 		cutoff := time.Now().Add(-s.opts.IdleTimeout)
 		s.mu.Lock()
 		for _, fn := range s.functions {
-			keep := fn.idle[:0]
+			// Split first, then remove: removeLocked edits fn.idle.
+			var keep, stale []*instance
 			for _, inst := range fn.idle {
 				if inst.lastUsed.Before(cutoff) {
-					s.removeLocked(inst)
-					s.stopAsync(inst, "idle")
+					stale = append(stale, inst)
 				} else {
 					keep = append(keep, inst)
 				}
 			}
 			fn.idle = keep
+			for _, inst := range stale {
+				s.removeLocked(inst)
+				s.stopAsync(inst, "idle")
+			}
 		}
 		s.mu.Unlock()
 	}

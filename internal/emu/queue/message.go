@@ -388,5 +388,9 @@ func (s *Service) ChangeVisibility(ref, receiptHandle string, timeout time.Durat
 	if timeout == 0 {
 		s.advanceLocked(q, now)
 	}
+	// A waiting receive sleeps until the earliest deadline it saw; a
+	// shortened one must wake it to look again, or the message waits for
+	// the end of the long poll.
+	q.signal()
 	return nil
 }

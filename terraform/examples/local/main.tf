@@ -48,6 +48,11 @@ module "pipeline" {
 
   reconciler_schedule_expression = "rate(1 minute)"
 
+  # A released task comes back after 1 s, then 2 s (ChangeMessageVisibility),
+  # instead of the 180 s visibility timeout: retries still go through SQS
+  # redelivery, at a pace that fits a demo.
+  scraper_retry_backoff_seconds = 1
+
   scraper_maximum_concurrency  = var.scraper_concurrency
   scraper_reserved_concurrency = var.scraper_concurrency
 
