@@ -52,7 +52,7 @@ provider: ## build the local hashicorp/aws provider into a filesystem mirror + C
 	GO=$(GO) ./scripts/provider.sh
 
 .PHONY: test
-test: tools build provider ## run every offline test: Terraform checks, then all Go tests
+test: tools build provider lint ## run every offline test: lint (incl. go vet -tags aws), Terraform checks, then all Go tests
 	TERRAFORM=$(TERRAFORM) TFLINT=$(TFLINT) TFSEC=$(TFSEC) ./scripts/tf-check.sh
 	$(GO) test -count=1 -timeout 40m ./...
 
@@ -61,7 +61,7 @@ tf-check: tools build provider ## terraform fmt, init/validate/plan every exampl
 	TERRAFORM=$(TERRAFORM) TFLINT=$(TFLINT) TFSEC=$(TFSEC) ./scripts/tf-check.sh
 
 .PHONY: lint
-lint: ## gofmt check and go vet
+lint: ## gofmt check, go vet, and go vet -tags aws (the opt-in AWS tests must compile)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags aws ./...
