@@ -151,6 +151,7 @@ func TestDLQRedriveWork(t *testing.T) {
 	require.NoError(t, err, "stderr: %s", stderr)
 	require.Contains(t, stdout.String(), "work DLQ redrive started: about 2 messages")
 	require.Contains(t, stdout.String(), "work DLQ redrive completed: 2 messages moved to the work queue")
+	require.Contains(t, stderr.String(), "dlq redrive: work: COMPLETED: moved 2 of 2", "progress counts, not pointer addresses")
 
 	visible, inFlight := tc.counts(t, tc.workDLQ)
 	require.Equal(t, [2]string{"0", "0"}, [2]string{visible, inFlight})

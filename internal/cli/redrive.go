@@ -156,7 +156,7 @@ func (e *Env) redriveWork(ctx context.Context, api SQSAPI, dlqURL, workURL strin
 		if !ok {
 			return fail(errors.New("the move task is not listed for the work DLQ"))
 		}
-		progress := fmt.Sprintf("%s: moved %d of %d", aws.ToString(t.Status), t.ApproximateNumberOfMessagesMoved, t.ApproximateNumberOfMessagesToMove)
+		progress := fmt.Sprintf("%s: moved %d of %d", aws.ToString(t.Status), t.ApproximateNumberOfMessagesMoved, aws.ToInt64(t.ApproximateNumberOfMessagesToMove))
 		if progress != last {
 			fmt.Fprintf(e.errw(), "dlq redrive: work: %s\n", progress)
 			last = progress
@@ -169,7 +169,7 @@ func (e *Env) redriveWork(ctx context.Context, api SQSAPI, dlqURL, workURL strin
 			return nil
 		default:
 			return fail(fmt.Errorf("move task %s after moving %d of %d messages: %s",
-				aws.ToString(t.Status), t.ApproximateNumberOfMessagesMoved, t.ApproximateNumberOfMessagesToMove, aws.ToString(t.FailureReason)))
+				aws.ToString(t.Status), t.ApproximateNumberOfMessagesMoved, aws.ToInt64(t.ApproximateNumberOfMessagesToMove), aws.ToString(t.FailureReason)))
 		}
 	}
 }

@@ -39,7 +39,9 @@ func (s *Store) Finish(ctx context.Context, p task.FinishParams) error {
 		":now":      msv(p.Now),
 	}
 	set := []string{"#status = :finished", "#updatedAt = :now", "#finishedAt = :now"}
-	remove := []string{"#liveKey", "#dueAt"}
+	// A finished task carries no error: the failures of earlier attempts
+	// are history (attempts says how many there were), not its outcome.
+	remove := []string{"#liveKey", "#dueAt", "#errorKind", "#lastError"}
 	if len(p.Result) > 0 {
 		set = append(set, "#result = :result")
 		values[":result"] = sv(string(p.Result))

@@ -388,6 +388,15 @@ func testRelease(t *testing.T, h Harness) {
 	again := claim(t, h, "t1", "tok-b", now)
 	require.Equal(t, 2, again.Attempts)
 	require.Equal(t, "tok-b", again.ClaimToken)
+
+	// A task that finishes on a later attempt carries no error: the earlier
+	// attempt's failure is history, not its outcome.
+	require.NoError(t, h.Store.Finish(t.Context(), task.FinishParams{TaskID: "t1", Token: "tok-b", Now: now, Result: json.RawMessage(`{}`)}))
+	done := get(t, h, "t1")
+	require.Equal(t, task.StateFinished, done.State)
+	require.Empty(t, done.ErrorKind)
+	require.Empty(t, done.LastError)
+	require.Equal(t, 2, done.Attempts)
 }
 
 func testReleaseThenStuck(t *testing.T, h Harness) {

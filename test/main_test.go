@@ -1,0 +1,99 @@
+package test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gruntwork-io/terratest/modules/logger"
+
+	"github.com/taskpipe/taskpipe/internal/tfprovider/tfprovidertest"
+)
+
+// TestMain runs the scenarios, then the teardown stage of the deployment
+// they shared (a deferred destroy in a single test would run before the
+// other scenarios), then prints the key numbers each scenario recorded.
+func TestMain(m *testing.M) {
+	// Terratest logs through t.Logf: shown with -v or for a failed test,
+	// not interleaved with other tests' output.
+	logger.Default = logger.TestingT
+	// The scenarios mostly wait on timers (visibility timeouts, retries),
+	// not on the CPU: run every shared one at once unless -parallel says
+	// otherwise (go test's default is GOMAXPROCS).
+	flag.Parse()
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if !explicit {
+		if err := flag.Set("test.parallel", "16"); err != nil {
+			fmt.Fprintln(os.Stderr, "set -parallel:", err)
+			os.Exit(2)
+		}
+	}
+	start := time.Now()
+	code := m.Run()
+	if err := tearDown(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	tfprovidertest.Cleanup()
+	for _, p := range suite.scratch {
+		if code == 0 {
+			if err := os.RemoveAll(p); err != nil {
+				fmt.Fprintln(os.Stderr, "remove scratch space:", err)
+			}
+		} else {
+			fmt.Fprintln(os.Stderr, "kept for inspection:", p)
+		}
+	}
+	if testing.Verbose() {
+		printRecords(time.Since(start))
+	}
+	os.Exit(code)
+}
+
+// records are the key numbers of each scenario, for the summary.
+var records struct {
+	mu   sync.Mutex
+	rows map[string][]string
+}
+
+// record logs a key number of the scenario and keeps it for the summary
+// TestMain prints (with -v).
+func record(t *testing.T, key, format string, args ...any) {
+	t.Helper()
+	line := key + ": " + fmt.Sprintf(format, args...)
+	t.Log(line)
+	records.mu.Lock()
+	defer records.mu.Unlock()
+	if records.rows == nil {
+		records.rows = map[string][]string{}
+	}
+	records.rows[t.Name()] = append(records.rows[t.Name()], line)
+}
+
+func printRecords(total time.Duration) {
+	records.mu.Lock()
+	defer records.mu.Unlock()
+	names := make([]string, 0, len(records.rows))
+	for n := range records.rows {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	target := "?"
+	if suite.target != nil {
+		target = suite.target.Name()
+	}
+	fmt.Printf("\n=== key numbers (%s target, whole run %s)\n", target, total.Round(time.Second))
+	for _, n := range names {
+		fmt.Printf("%s\n", n)
+		for _, l := range records.rows[n] {
+			fmt.Printf("    %s\n", l)
+		}
+	}
+}
