@@ -301,7 +301,43 @@ func Inject(doc, tables string) (string, error) {
 	if begin < 0 || end < begin {
 		return "", ErrNoMarkers
 	}
-	return doc[:begin+len(BeginMarker)] + "\n" + tables + doc[end:], nil
+	return doc[:begin+len(BeginMarker)] + "\n" + nest(tables, headingLevel(doc[:begin])+1) + doc[end:], nil
+}
+
+// headingLevel is the level of the last Markdown heading in doc (0 when
+// there is none), ignoring fenced code blocks.
+func headingLevel(doc string) int {
+	level, fenced := 0, false
+	for _, line := range strings.Split(doc, "\n") {
+		if strings.HasPrefix(line, "```") {
+			fenced = !fenced
+			continue
+		}
+		if fenced {
+			continue
+		}
+		n := len(line) - len(strings.TrimLeft(line, "#"))
+		if n > 0 && n <= 6 && strings.HasPrefix(line[n:], " ") {
+			level = n
+		}
+	}
+	return level
+}
+
+// nest moves the tables' "## " headings to level (at least 2), so that
+// they sit under the heading that introduces the marker section.
+func nest(tables string, level int) string {
+	if level <= 2 {
+		return tables
+	}
+	prefix := strings.Repeat("#", level) + " "
+	lines := strings.Split(tables, "\n")
+	for i, l := range lines {
+		if rest, ok := strings.CutPrefix(l, "## "); ok {
+			lines[i] = prefix + rest
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // UpdateFile renders the module in moduleDir into the marker section of

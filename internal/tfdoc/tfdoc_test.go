@@ -85,6 +85,7 @@ func TestInject(t *testing.T) {
 	tests := []struct {
 		name    string
 		doc     string
+		tables  string // default "NEW\n"
 		want    string
 		wantErr error
 	}{
@@ -104,6 +105,14 @@ func TestInject(t *testing.T) {
 			wantErr: tfdoc.ErrNoMarkers,
 		},
 		{
+			// Tables under a deeper heading nest below it; headings inside
+			// code fences do not count.
+			name:   "NestsUnderLastHeading",
+			doc:    "# t\n## a\n### ref\n```\n# not a heading\n```\n" + tfdoc.BeginMarker + tfdoc.EndMarker,
+			tables: "## Inputs\nx\n",
+			want:   "# t\n## a\n### ref\n```\n# not a heading\n```\n" + tfdoc.BeginMarker + "\n#### Inputs\nx\n" + tfdoc.EndMarker,
+		},
+		{
 			name:    "EndBeforeBegin",
 			doc:     tfdoc.EndMarker + "\n" + tfdoc.BeginMarker,
 			wantErr: tfdoc.ErrNoMarkers,
@@ -112,7 +121,11 @@ func TestInject(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := tfdoc.Inject(tt.doc, "NEW\n")
+			tables := tt.tables
+			if tables == "" {
+				tables = "NEW\n"
+			}
+			got, err := tfdoc.Inject(tt.doc, tables)
 			if tt.wantErr != nil {
 				require.ErrorIs(t, err, tt.wantErr)
 				return
