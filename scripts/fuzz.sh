@@ -3,12 +3,15 @@
 #
 # It finds each `func FuzzXxx(` in a _test.go file (new targets are picked up
 # without editing this script), runs them one at a time
-#   go test -run='^$' -fuzz='^FuzzXxx$' -fuzztime=$FUZZTIME ./pkg
+#   go test -run='^$' -fuzz='^FuzzXxx$' -fuzztime=$FUZZTIME -fuzzminimizetime=$FUZZMINIMIZE ./pkg
 # and prints a summary. It exits non-zero when any target finds a failing
 # input (go test writes it to the package's testdata/fuzz/FuzzXxx/, where
 # plain `go test` then replays it) or does not run.
 #
 #   FUZZTIME      time per target (default 10s)
+#   FUZZMINIMIZE  time spent minimizing each new interesting input (default
+#                 1s; go test's 60s lets a target with multi-kilobyte seeds,
+#                 such as a chaos history, spend a 10 s smoke run minimizing)
 #   FUZZPARALLEL  fuzzing workers per target (default: go test's, GOMAXPROCS)
 #   GO            go command (default go)
 #   $1            optional extended regex: only targets whose name matches
@@ -17,6 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 FUZZTIME=${FUZZTIME:-10s}
+FUZZMINIMIZE=${FUZZMINIMIZE:-1s}
 filter=${1:-.}
 
 parallel=()
@@ -56,7 +60,7 @@ for t in "${targets[@]}"; do
   echo "=== fuzz $name ($dir, $FUZZTIME)"
   ok=0
   for try in 1 2; do
-    if "$GO" test -run='^$' -fuzz="^${name}\$" -fuzztime="$FUZZTIME" "${parallel[@]}" "$dir" >"$log" 2>&1; then
+    if "$GO" test -run='^$' -fuzz="^${name}\$" -fuzztime="$FUZZTIME" -fuzzminimizetime="$FUZZMINIMIZE" "${parallel[@]}" "$dir" >"$log" 2>&1; then
       ok=1
       break
     fi

@@ -23,6 +23,7 @@ type command struct {
 var commands = []command{
 	{name: "local", summary: "run the local cloud: one AWS-compatible endpoint for SDKs, the CLI and Terraform", run: runLocal},
 	{name: "demo", summary: "the whole pipeline on this machine: local cloud, terraform apply, a 3,575-site run, summary, cost, destroy", run: runDemo},
+	{name: "chaos", summary: "the demo with faults on (throttling, duplicates, lost acks, killed workers, poison); checks nothing is lost", run: runChaos},
 	{name: "submit", summary: "create one Pending task per URL of a file (lines or CSV); prints the run id", run: runSubmit},
 	{name: "status", summary: "a run's counts per state, success rate, ETA; --watch draws progress until done", run: runStatus},
 	{name: "results", summary: "export a run's outcomes and scraped summaries as JSON lines or CSV", run: runResults},

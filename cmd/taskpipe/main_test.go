@@ -69,6 +69,10 @@ func TestHelpAndUsage(t *testing.T) {
 		{name: "BadFlag", args: []string{"local", "--bogus"}, code: exitUsage, stderr: "flag provided but not defined", noStdout: true},
 		{name: "ExtraArgs", args: []string{"local", "extra"}, code: exitUsage, stderr: "unexpected arguments", noStdout: true},
 		{name: "BadAddr", args: []string{"local", "--addr", "127.0.0.1:99999"}, code: exitError, stderr: "listen on 127.0.0.1:99999", noStdout: true},
+		{name: "HelpChaos", args: []string{"help", "chaos"}, code: exitOK, stdout: "-fault-seed"},
+		{name: "ChaosBadRate", args: []string{"chaos", "--throttle", "2", "--kill", "-0.5"}, code: exitUsage, stderr: "throttle rate 2 outside 0..1; kill rate -0.5 outside 0..1", noStdout: true},
+		{name: "ChaosBadDelay", args: []string{"chaos", "--ack-delay", "2m"}, code: exitUsage, stderr: "ack delay 2m0s outside 0..1m", noStdout: true},
+		{name: "ChaosBadMix", args: []string{"chaos", "--mix", "healthy=x"}, code: exitUsage, stderr: "healthy", noStdout: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -318,15 +318,23 @@ func parseReport(msg string) (reportFields, bool) {
 	return reportFields{durationMS: mt.DurationMS, billedMS: mt.BilledDurationMS, maxMemMB: mt.MaxMemoryUsedMB, init: mt.InitDurationMS != nil}, true
 }
 
-// readStream reads every record of the task table's stream through the
-// DynamoDB Streams API and adds up the write units the writes consumed,
-// from their old and new images (see WriteUnits).
+// readStream reads every record of the task table's stream and adds up
+// the write units the writes consumed, from their old and new images (see
+// WriteUnits).
 func (r *runner) readStream(ctx context.Context) (DynamoUsage, error) {
 	var u DynamoUsage
-	api := dynamodbstreams.NewFromConfig(r.aws)
-	ls, err := api.ListStreams(ctx, &dynamodbstreams.ListStreamsInput{TableName: aws.String(r.outputs.TableName)})
+	err := ReadStream(ctx, r.aws, r.outputs.TableName, u.addRecord)
+	return u, err
+}
+
+// ReadStream calls f with every record of the table's streams, read from
+// TRIM_HORIZON through the DynamoDB Streams API, shard by shard in shard
+// id order, and stops at the tip of each open shard.
+func ReadStream(ctx context.Context, cfg aws.Config, table string, f func(streamtypes.Record)) error {
+	api := dynamodbstreams.NewFromConfig(cfg)
+	ls, err := api.ListStreams(ctx, &dynamodbstreams.ListStreamsInput{TableName: aws.String(table)})
 	if err != nil {
-		return u, fmt.Errorf("demo: list streams: %w", err)
+		return fmt.Errorf("demo: list streams: %w", err)
 	}
 	for _, s := range ls.Streams {
 		var shards []streamtypes.Shard
@@ -334,7 +342,7 @@ func (r *runner) readStream(ctx context.Context) (DynamoUsage, error) {
 		for {
 			d, err := api.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: s.StreamArn, ExclusiveStartShardId: last})
 			if err != nil {
-				return u, fmt.Errorf("demo: describe stream: %w", err)
+				return fmt.Errorf("demo: describe stream: %w", err)
 			}
 			shards = append(shards, d.StreamDescription.Shards...)
 			if last = d.StreamDescription.LastEvaluatedShardId; last == nil {
@@ -347,16 +355,15 @@ func (r *runner) readStream(ctx context.Context) (DynamoUsage, error) {
 				StreamArn: s.StreamArn, ShardId: sh.ShardId, ShardIteratorType: streamtypes.ShardIteratorTypeTrimHorizon,
 			})
 			if err != nil {
-				return u, fmt.Errorf("demo: shard iterator: %w", err)
+				return fmt.Errorf("demo: shard iterator: %w", err)
 			}
-			iter := it.ShardIterator
-			for iter != nil {
+			for iter := it.ShardIterator; iter != nil; {
 				out, err := api.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: iter, Limit: aws.Int32(1000)})
 				if err != nil {
-					return u, fmt.Errorf("demo: get records: %w", err)
+					return fmt.Errorf("demo: get records: %w", err)
 				}
 				for _, rec := range out.Records {
-					u.addRecord(rec)
+					f(rec)
 				}
 				// An open shard's iterator never ends; stop at its tip.
 				if len(out.Records) == 0 {
@@ -366,5 +373,5 @@ func (r *runner) readStream(ctx context.Context) (DynamoUsage, error) {
 			}
 		}
 	}
-	return u, nil
+	return nil
 }

@@ -27,6 +27,11 @@ const (
 	// DefaultTFDir is the root module the demo applies, relative to the
 	// repository root.
 	DefaultTFDir = "terraform/examples/local"
+	// DefaultQuietTimeout bounds the wait, after the last task became
+	// terminal, for the work queue to drain and the last invocations to
+	// end, so that their metrics and REPORT lines are in before the counts
+	// are read.
+	DefaultQuietTimeout = 30 * time.Second
 )
 
 // modulePath is the Go module whose root the demo works from (dist/,
@@ -80,6 +85,17 @@ type Config struct {
 	// Terraform's logs and submit's per-line rejections (default:
 	// discard). The terminal shows progress only.
 	Log io.Writer
+	// Mix weighs the fixture web's site behaviours (nil: the fixture
+	// web's default, fixtureweb.DemoMix).
+	Mix fixtureweb.Mix
+	// QuietTimeout bounds the wait for the pipeline to go quiet after the
+	// last task became terminal (DefaultQuietTimeout). A run whose
+	// acknowledgements may be lost needs at least the queue's visibility
+	// timeout: the lost ones come back only then.
+	QuietTimeout time.Duration
+	// Hooks let a caller act at fixed points of the run (the chaos run
+	// injects faults and records the history through them).
+	Hooks Hooks
 	// Now is the demo's clock: the run id, the tasks' createdAt (through
 	// submit), phase timings and the metric window (default time.Now).
 	// The local cloud and the functions always run on real time, and task
@@ -108,6 +124,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Name == "" {
 		c.Name = DefaultName
+	}
+	if c.QuietTimeout == 0 {
+		c.QuietTimeout = DefaultQuietTimeout
+	}
+	if c.QuietTimeout < 0 {
+		return c, fmt.Errorf("demo: negative quiet timeout %s", c.QuietTimeout)
 	}
 	if c.PollInterval == 0 {
 		c.PollInterval = DefaultPollInterval

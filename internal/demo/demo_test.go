@@ -3,9 +3,7 @@ package demo_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -23,28 +21,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// ensureZips runs make build when a Lambda zip of this machine's
-// architecture is missing, as the provider acceptance test does.
-func ensureZips(t *testing.T, root string) {
-	t.Helper()
-	missing := func() bool {
-		for _, fn := range []string{"scraper", "reconciler", "enrich"} {
-			if _, err := os.Stat(filepath.Join(root, "dist", fn+"-"+runtime.GOARCH+".zip")); err != nil {
-				return true
-			}
-		}
-		return false
-	}
-	if !missing() {
-		return
-	}
-	cmd := exec.Command("make", "build")
-	cmd.Dir = root
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "the demo needs the Lambda zips: make build failed:\n%s", out)
-	require.False(t, missing(), "make build ran but did not write the zips")
-}
-
 // TestDemoSmall runs a small demo through the same Run as make demo: real
 // terraform init/apply/destroy of terraform/examples/local through the
 // local provider, real bootstrap processes, the fixture web, and every
@@ -53,7 +29,7 @@ func TestDemoSmall(t *testing.T) {
 	t.Parallel()
 	root, err := tfprovidertest.RepoRoot()
 	require.NoError(t, err)
-	ensureZips(t, root)
+	tfprovidertest.EnsureZips(t, root)
 	logPath := filepath.Join(t.TempDir(), "demo.log")
 	logFile, err := os.Create(logPath)
 	require.NoError(t, err)

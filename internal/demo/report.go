@@ -123,6 +123,12 @@ type DLQMessage struct {
 	Reason string `json:"reason"`
 	TaskID string `json:"taskId"`
 	URL    string `json:"url"`
+	// MessageID, Body, ReceiveCount (this listing's receive included) and
+	// SourceQueue (the ARN the message came from) identify the message.
+	MessageID    string `json:"messageId"`
+	Body         string `json:"body"`
+	ReceiveCount int    `json:"receiveCount"`
+	SourceQueue  string `json:"sourceQueueArn"`
 }
 
 // Metrics are the run's metric sums from the CloudWatch emulation.

@@ -30,11 +30,6 @@ import (
 // a reconciliation check failed; the report names the checks.
 var ErrChecksFailed = errors.New("demo: checks failed")
 
-// quiesceTimeout bounds the wait, after the last task became terminal, for
-// the work queue to drain and the last invocations to end, so that their
-// metrics and REPORT lines are in before the counts are read.
-const quiesceTimeout = 30 * time.Second
-
 // stallAfter is how long the run may make no progress before the demo
 // fires the reconciler's schedule instead of waiting for its next run;
 // refireAfter spaces further fires: the reconciler acts only on tasks
@@ -144,6 +139,11 @@ func (r *runner) run(ctx context.Context) (err error) {
 	phase = r.phase("collect and reconcile")
 	collectErr := r.collect(ctx)
 	r.report.Checks = Reconcile(r.report)
+	if h := r.cfg.Hooks.AfterRun; h != nil {
+		if err := h(ctx, r.stage(), r.report); err != nil {
+			collectErr = errors.Join(collectErr, fmt.Errorf("demo: after-run hook: %w", err))
+		}
+	}
 	phase()
 
 	if !r.cfg.Keep {
@@ -203,7 +203,7 @@ func (r *runner) startCloud(ctx context.Context) error {
 }
 
 func (r *runner) startWeb() error {
-	web, err := fixtureweb.New(fixtureweb.Config{Seed: r.cfg.Seed, Sites: r.cfg.Sites})
+	web, err := fixtureweb.New(fixtureweb.Config{Seed: r.cfg.Seed, Sites: r.cfg.Sites, Mix: r.cfg.Mix})
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
@@ -323,6 +323,13 @@ func (r *runner) runTasks(ctx context.Context) error {
 		return fmt.Errorf("demo: parse input: %w", err)
 	}
 	runID := "demo-" + r.cfg.Now().UTC().Format("20060102T150405Z")
+	if h := r.cfg.Hooks.BeforeSubmit; h != nil {
+		st := r.stage()
+		st.RunID = runID
+		if err := h(ctx, st); err != nil {
+			return fmt.Errorf("demo: before-submit hook: %w", err)
+		}
+	}
 
 	phase := r.phase(fmt.Sprintf("submit %d lines (taskpipe submit --run %s)", len(lines), runID))
 	start := r.cfg.Now()
@@ -464,7 +471,7 @@ func (r *runner) fireReconciler(ctx context.Context) error {
 // last invocations' REPORT lines and metrics are in. It reports whether
 // the pipeline went quiet in time.
 func (r *runner) quiesce(ctx context.Context) bool {
-	deadline := r.cfg.Now().Add(quiesceTimeout)
+	deadline := r.cfg.Now().Add(r.cfg.QuietTimeout)
 	for {
 		c, err := r.cloud.Queue().Counts(r.outputs.WorkQueueURL)
 		busy := 0

@@ -80,6 +80,15 @@ func (e Expectation) Matches(state task.State, kind task.ErrorKind) bool {
 // the submitter judges them: weburl.Normalize first, so a line it rejects
 // never becomes a task.
 func (w *Web) Expect(line string) Expectation {
+	return w.ExpectLosing(line, 0)
+}
+
+// ExpectLosing predicts the outcome of one input line when lost of the
+// task's claims end before they fetch anything (a worker killed right
+// after its claim): those claims count against the task's attempts and
+// send no request, and the fetching claims follow the rules of Expect. A
+// task whose claims are all lost fails as exhausted without a request.
+func (w *Web) ExpectLosing(line string, lost int) Expectation {
 	e := Expectation{Line: line, Site: -1}
 	u, err := weburl.Normalize(line)
 	if err != nil {
@@ -93,7 +102,7 @@ func (w *Web) Expect(line string) Expectation {
 	}
 	s := w.sites[id]
 	e.Site, e.Behavior = id, s.Behavior
-	w.expectSite(&e, s)
+	w.expectSite(&e, s, max(0, lost))
 	return e
 }
 
@@ -114,26 +123,39 @@ func (w *Web) siteOf(u *url.URL) (int, bool) {
 	return id, true
 }
 
-// expectSite fills in the outcome of a first visit to s.
-func (w *Web) expectSite(e *Expectation, s Site) {
+// expectSite fills in the outcome of a first visit to s when lost claims
+// fetch nothing. Lost claims are counted first: which of the claims were
+// lost changes no count, since a claim after the one that ends the task
+// never happens.
+func (w *Web) expectSite(e *Expectation, s Site, lost int) {
 	l := w.cfg.Limits
+	fetching := max(0, l.Claims-lost)
+	if fetching == 0 {
+		e.Outcome, e.Kind, e.Requests, e.Claims = Failed, task.KindExhausted, 0, l.Claims
+		e.Reason = fmt.Sprintf("all %d claims lost before a fetch", l.Claims)
+		return
+	}
+	lostNote := ""
+	if lost > 0 {
+		lostNote = fmt.Sprintf(" (%d claims lost before a fetch)", lost)
+	}
 	done := func(requests, claims int, why string) {
-		e.Outcome, e.Requests, e.Claims, e.Reason = Finished, requests, claims, why
+		e.Outcome, e.Requests, e.Claims, e.Reason = Finished, requests, claims+lost, why+lostNote
 	}
 	fatal := func(requests int, why string) {
-		e.Outcome, e.Kind, e.Requests, e.Claims, e.Reason = Failed, task.KindFatal, requests, 1, why
+		e.Outcome, e.Kind, e.Requests, e.Claims, e.Reason = Failed, task.KindFatal, requests, 1+lost, why+lostNote
 	}
 	// Every claim fetches perClaim times and fails retryably, until the
 	// task runs out of claims.
 	exhausted := func(perClaim int, why string) {
 		e.Outcome, e.Kind = Failed, task.KindExhausted
-		e.Requests, e.Claims = perClaim*l.Claims, l.Claims
-		e.Reason = fmt.Sprintf("%s: retryable on every fetch, %d claims of %d fetches", why, l.Claims, perClaim)
+		e.Requests, e.Claims = perClaim*fetching, l.Claims
+		e.Reason = fmt.Sprintf("%s: retryable on every fetch, %d claims of %d fetches%s", why, fetching, perClaim, lostNote)
 	}
 	// A site that fails its first k home-page requests retryably and then
 	// answers: it heals if the task's fetches outnumber its failures.
 	heal := func(k, perClaim int, why string) {
-		if k < perClaim*l.Claims {
+		if k < perClaim*fetching {
 			done(k+1, k/perClaim+1, fmt.Sprintf("%s %d times, 200 on request %d", why, k, k+1))
 			return
 		}

@@ -26,10 +26,15 @@ type outcome struct {
 // runTask plays the scraper's decision table (package handler) for one
 // task with a real scrape.Client: each claim scrapes; success finishes
 // the task, a fatal error fails it, a retryable one releases it for the
-// next claim; a claim beyond maxAttempts fails it as exhausted.
-func runTask(ctx context.Context, c *scrape.Client, url string, maxAttempts int) outcome {
+// next claim; a claim beyond maxAttempts fails it as exhausted. The first
+// lost claims end before they scrape, as a worker killed right after its
+// claim does.
+func runTask(ctx context.Context, c *scrape.Client, url string, maxAttempts, lost int) outcome {
 	var last error
 	for claim := 1; claim <= maxAttempts; claim++ {
+		if claim <= lost {
+			continue
+		}
 		res, err := c.Scrape(ctx, url)
 		switch {
 		case err == nil:
@@ -49,13 +54,16 @@ func runTask(ctx context.Context, c *scrape.Client, url string, maxAttempts int)
 // predicted. Three configurations: the scraper's defaults (with a shorter
 // timeout); tight limits under which flaky and rate-limited sites can run
 // out of claims, chains are too long and the huge page fits; and a
-// slow-drip beyond the timeout.
+// slow-drip beyond the timeout; and the tight limits again with claims
+// lost before they fetch (ExpectLosing), 0, 1 or 2 of them by site.
 func TestExpectationsMatchScraper(t *testing.T) {
 	t.Parallel()
 	scenarios := []struct {
 		name string
 		cfg  func() Config
 		opts scrape.Options
+		// lost is the number of a site's claims lost before a fetch.
+		lost func(site int) int
 	}{
 		{
 			name: "defaults",
@@ -99,6 +107,20 @@ func TestExpectationsMatchScraper(t *testing.T) {
 			},
 			opts: scrape.Options{MaxAttempts: 1, FetchTimeout: 1600 * time.Millisecond},
 		},
+		{
+			name: "lost",
+			cfg: func() Config {
+				c := fastConfig(24)
+				c.FlakyFailures, c.RateLimitHits = 1, 1
+				c.HugeBytes = 1 << 20
+				c.Limits = Limits{FetchAttempts: 1, Claims: 2, FetchTimeout: time.Minute,
+					MaxRetryAfter: 500 * time.Millisecond, MaxBodyBytes: 2 << 20, MaxRedirects: 2}
+				return c
+			},
+			opts: scrape.Options{MaxAttempts: 1, FetchTimeout: time.Minute,
+				MaxRetryAfter: 500 * time.Millisecond, MaxBodyBytes: 2 << 20, MaxRedirects: 2},
+			lost: func(site int) int { return site % 3 },
+		},
 	}
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
@@ -118,6 +140,12 @@ func TestExpectationsMatchScraper(t *testing.T) {
 			// Scrape 16 sites at a time (subtests would run only GOMAXPROCS
 			// at a time, and most of the sites wait), then check each.
 			sites := w.Sites()
+			lost := func(site int) int {
+				if sc.lost == nil {
+					return 0
+				}
+				return sc.lost(site)
+			}
 			got := make([]outcome, len(sites))
 			var wg sync.WaitGroup
 			slots := make(chan struct{}, 16)
@@ -125,14 +153,14 @@ func TestExpectationsMatchScraper(t *testing.T) {
 				wg.Go(func() {
 					slots <- struct{}{}
 					defer func() { <-slots }()
-					got[i] = runTask(t.Context(), c, w.SiteURL(s.ID), w.cfg.Limits.Claims)
+					got[i] = runTask(t.Context(), c, w.SiteURL(s.ID), w.cfg.Limits.Claims, lost(s.ID))
 				})
 			}
 			wg.Wait()
 
 			seen := map[Behavior]map[Outcome]int{}
 			for i, s := range sites {
-				e := w.Expect(w.SiteURL(s.ID))
+				e := w.ExpectLosing(w.SiteURL(s.ID), lost(s.ID))
 				if seen[s.Behavior] == nil {
 					seen[s.Behavior] = map[Outcome]int{}
 				}
@@ -171,6 +199,12 @@ func TestExpectationsMatchScraper(t *testing.T) {
 				}, seen)
 				require.Positive(t, seen[SlowDrip][Failed])
 				require.Positive(t, seen[Slow][Failed])
+			case "lost":
+				// Healthy sites finish after lost claims and fail once
+				// every claim was lost; a flaky one needs both claims.
+				require.Positive(t, seen[Healthy][Finished])
+				require.Positive(t, seen[Healthy][Failed])
+				require.Positive(t, seen[Flaky][Failed])
 			}
 		})
 	}

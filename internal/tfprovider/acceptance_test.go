@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -123,29 +121,13 @@ func lambdaArch() string {
 }
 
 // ensureZips returns the dist directory holding the functions' zips for
-// arch, running `make build` first when one is missing.
+// arch (this machine's: lambdaArch), running make build first when one is
+// missing.
 func ensureZips(t *testing.T, root, arch string) string {
 	t.Helper()
-	dist := filepath.Join(root, "dist")
-	goarch := map[string]string{"x86_64": "amd64", "arm64": "arm64"}[arch]
-	missing := func() []string {
-		var out []string
-		for _, fn := range []string{"scraper", "reconciler", "enrich"} {
-			if _, err := os.Stat(filepath.Join(dist, fn+"-"+goarch+".zip")); err != nil {
-				out = append(out, fn+"-"+goarch+".zip")
-			}
-		}
-		return out
-	}
-	if len(missing()) == 0 {
-		return dist
-	}
-	cmd := exec.Command("make", "build")
-	cmd.Dir = root
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "the acceptance test needs the Lambda zips: `make build` failed:\n%s", out)
-	require.Empty(t, missing(), "`make build` ran but did not write the zips")
-	return dist
+	require.Equal(t, lambdaArch(), arch, "make build writes this machine's architecture")
+	tfprovidertest.EnsureZips(t, root)
+	return filepath.Join(root, "dist")
 }
 
 // requireServices fails, naming what is pending, when the local cloud does

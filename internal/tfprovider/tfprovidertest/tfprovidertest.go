@@ -147,3 +147,31 @@ func build() (string, error) {
 	}
 	return tfprovider.WriteCLIConfig(dir)
 }
+
+// EnsureZips runs make build in the repository root when a Lambda zip of
+// this machine's architecture is missing from dist/, for tests that deploy
+// the real functions (the demo, the chaos run, the provider's acceptance
+// test).
+func EnsureZips(t testing.TB, root string) {
+	t.Helper()
+	missing := func() bool {
+		for _, fn := range []string{"scraper", "reconciler", "enrich"} {
+			if _, err := os.Stat(filepath.Join(root, "dist", fn+"-"+runtime.GOARCH+".zip")); err != nil {
+				return true
+			}
+		}
+		return false
+	}
+	if !missing() {
+		return
+	}
+	cmd := exec.Command("make", "build")
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the test deploys the Lambda zips, and make build failed: %v\n%s", err, out)
+	}
+	if missing() {
+		t.Fatal("make build ran but did not write the zips")
+	}
+}
