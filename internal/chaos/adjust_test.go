@@ -17,7 +17,8 @@ import (
 // was killed after each of its three claims) the way adjustChecks does.
 // Without the killed claims line 20 looks like a healthy site that failed;
 // with them every task meets its expectation, and the predicted requests
-// are the 52 the fixture web counted in that run.
+// are the 52 the fixture web counted in that run; an abandoned claim that
+// was not a kill widens the requests to a range.
 func TestRejudgeKilledClaims(t *testing.T) {
 	t.Parallel()
 	h := loadFixture(t, "clean.json")
@@ -48,7 +49,8 @@ func TestRejudgeKilledClaims(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rep := report()
-			require.NoError(t, rejudge(web, rep, h, tc.sum))
+			_, err := rejudge(web, rep, h, tc.sum)
+			require.NoError(t, err)
 			var ids []string
 			for _, m := range rep.Mismatches {
 				ids = append(ids, m.TaskID)
@@ -60,8 +62,23 @@ func TestRejudgeKilledClaims(t *testing.T) {
 		})
 	}
 	rep := report()
-	require.NoError(t, rejudge(web, rep, h, sum))
+	rr, err := rejudge(web, rep, h, sum)
+	require.NoError(t, err)
 	require.Equal(t, 52, rep.Expected.Requests, "requests the fixture web counted in the recorded run")
+	require.Equal(t, requestRange{52, 52}, rr, "every abandoned claim was a kill: exact")
 
-	require.Error(t, rejudge(nil, report(), h, sum))
+	// One abandoned claim more than the injector's kills: it may have
+	// fetched, so the requests widen to a range and the outcomes still
+	// match.
+	wider := sum
+	wider.Abandoned++
+	rep = report()
+	rr, err = rejudge(web, rep, h, wider)
+	require.NoError(t, err)
+	require.Empty(t, rep.Mismatches)
+	require.Equal(t, 52, rr.min)
+	require.Greater(t, rr.max, 52)
+
+	_, err = rejudge(nil, report(), h, sum)
+	require.Error(t, err)
 }

@@ -50,6 +50,9 @@ type Summary struct {
 	// Exhausted and Stuck are failures written by a later claim and by
 	// the reconciler, not by a holder.
 	Exhausted, Stuck int
+	// Open are claims still unresolved at the end of the stream; Reopens
+	// are terminal → Pending records.
+	Open, Reopens int
 }
 
 // OK reports whether every invariant holds.
@@ -84,6 +87,7 @@ const (
 	InvFailedReason    = "every Failed task has errorKind and lastError"
 	InvResultOnce      = "no result written twice"
 	InvTransitions     = "every transition legal, continuous and fenced"
+	InvNoReopen        = "no task re-opened but by an operator's retry"
 	InvAttempts        = "attempts never above maxAttempts"
 	InvPoisonInDLQ     = "every poison message in the work DLQ with its reason"
 	InvDLQExplained    = "every DLQ message has a reason and an origin"
@@ -104,6 +108,7 @@ func Check(h *History) Result {
 		c.failedReason(),
 		c.resultOnce(),
 		c.transitions(),
+		c.noReopen(),
 		c.attempts(),
 		c.poisonInDLQ(),
 		c.dlqExplained(),
@@ -201,12 +206,12 @@ func (c *checker) accounted() Invariant {
 	for _, id := range c.h.Submitted {
 		r, ok := c.rows[id]
 		switch {
-		case ok && task.State(r.Status).Terminal():
+		case !ok:
+			bad.add(id + ": no row")
+		case task.State(r.Status).Terminal():
 			counts[r.Status]++
 		case hasReason(c.dlqByTask[id]):
 			counts["in a DLQ"]++
-		case !ok:
-			bad.add(id + ": no row and no DLQ message")
 		default:
 			bad.add(fmt.Sprintf("%s: %s (attempts %d of %d) and no DLQ message with a reason", id, r.Status, r.Attempts, r.MaxAttempts))
 		}
@@ -321,8 +326,29 @@ func (c *checker) transitions() Invariant {
 			bad.add(fmt.Sprintf("%s: the final row %s is not the stream's last image %s", id, r.brief(), t.last.brief()))
 		}
 	}
-	return Invariant{Name: InvTransitions, Checked: len(c.h.Stream), Violations: bad.n, Examples: bad.list,
-		Detail: fmt.Sprintf("%d stream records of %d tasks, %d broken", len(c.h.Stream), len(c.traces), bad.n)}
+	return Invariant{Name: InvTransitions, Checked: len(c.h.Stream) + len(c.h.Submitted), Violations: bad.n, Examples: bad.list,
+		Detail: fmt.Sprintf("%d stream records of %d tasks and %d final rows, %d broken", len(c.h.Stream), len(c.traces), len(c.h.Submitted), bad.n)}
+}
+
+// noReopen counts terminal → Pending records beyond the operator's
+// retries: a run that retries nothing (a chaos run) must have none, or a
+// second pass could write a second result unnoticed by resultOnce, which
+// judges each pass on its own.
+func (c *checker) noReopen() Invariant {
+	var bad examples
+	reopens := 0
+	for _, id := range c.order {
+		if n := c.traces[id].reopens; n > 0 {
+			reopens += n
+			bad.add(fmt.Sprintf("%s: re-opened %d times", id, n))
+		}
+	}
+	v := max(0, reopens-c.h.Retried)
+	if v == 0 {
+		bad.list = nil
+	}
+	return Invariant{Name: InvNoReopen, Checked: len(c.traces), Violations: v, Examples: bad.list,
+		Detail: fmt.Sprintf("%d terminal → Pending records, %d operator retries", reopens, c.h.Retried)}
 }
 
 func (c *checker) attempts() Invariant {
@@ -446,6 +472,9 @@ func (c *checker) faults() []Invariant {
 	if f.PoisonPlanned > 0 {
 		fired("poison messages", int64(f.PoisonPlanned), int64(len(c.h.Poison)),
 			fmt.Sprintf("%d of %d unparseable messages sent to the work queue", len(c.h.Poison), f.PoisonPlanned))
+		if missing := f.PoisonPlanned - len(c.h.Poison); missing > 0 && len(c.h.Poison) > 0 {
+			out[len(out)-1].Violations = missing
+		}
 	}
 	if f.Web.FlakySites > 0 {
 		fired("flaky sites", int64(f.Web.FlakySites), f.Web.Flaky503s,
@@ -497,6 +526,8 @@ func (c *checker) summary() Summary {
 		s.Abandoned += t.abandoned
 		s.Exhausted += t.exhausted
 		s.Stuck += t.stuck
+		s.Open += t.open
+		s.Reopens += t.reopens
 		if t.abandoned > 0 {
 			s.AbandonedByTask[id] = t.abandoned
 		}

@@ -123,6 +123,22 @@ func appendRecord(h *History, id string, next func(Image) Image) {
 	h.Rows[rowIndex(h, id)].Image = nw
 }
 
+// reopen appends an operator's retry of a finished task and a second pass
+// that finishes it again with another result.
+func reopen(h *History, id string) {
+	appendRecord(h, id, func(im Image) Image {
+		return Image{Status: "Pending", MaxAttempts: im.MaxAttempts, UpdatedAt: im.UpdatedAt + 1000}
+	})
+	appendRecord(h, id, func(im Image) Image {
+		im.Status, im.ClaimToken, im.Attempts, im.LeaseExpiresAt, im.UpdatedAt = "Running", "second-pass", 1, im.UpdatedAt+41000, im.UpdatedAt+1000
+		return im
+	})
+	appendRecord(h, id, func(im Image) Image {
+		im.Status, im.Result, im.UpdatedAt = "Finished", ResultDigest(`{"title":"second pass"}`), im.UpdatedAt+500
+		return im
+	})
+}
+
 // failures maps each failed invariant to its violation count.
 func failures(r Result) map[string]int {
 	out := map[string]int{}
@@ -236,8 +252,22 @@ func TestCheckEachInvariantFails(t *testing.T) {
 			truncate(h, pick(t, h, finished), 2) // keep INSERT and the claim
 		}, map[string]int{InvAccounted: 1}},
 		{"Failed without lastError", func(t *testing.T, h *History) {
-			h.Rows[rowIndex(h, pick(t, h, failed))].LastError = ""
+			setLast(h, pick(t, h, failed), func(im *Image) { im.LastError = "" })
 		}, map[string]int{InvFailedReason: 1}},
+		{"failed as exhausted with attempts left", func(t *testing.T, h *History) {
+			setLast(h, pick(t, h, exhausted), func(im *Image) { im.MaxAttempts++ })
+		}, map[string]int{InvTransitions: 1}},
+		{"re-opened and finished again", func(t *testing.T, h *History) {
+			id := pick(t, h, finished)
+			reopen(h, id)
+		}, map[string]int{InvNoReopen: 1}},
+		{"a killed worker's claim left open", func(t *testing.T, h *History) {
+			id := pick(t, h, func(r Row, recs []Change) bool { return finished(r, recs) && len(recs) == 3 })
+			truncate(h, id, 2)
+			h.DLQ = append(h.DLQ, DLQMessage{Queue: QueueWork, MessageID: "m-3", TaskID: id,
+				Reason: "moved by SQS after maxReceiveCount receives", Body: `{"taskId":"` + id + `"}`})
+			h.Faults.Stats.KillsByRule = []int64{int64(Check(h).Summary.Abandoned) + 1}
+		}, map[string]int{InvKillsRecovered: 1}},
 		{"Failed with a retryable errorKind", func(t *testing.T, h *History) {
 			setLast(h, pick(t, h, exhausted), func(im *Image) { im.ErrorKind = string(task.KindRetryable) })
 		}, map[string]int{InvFailedReason: 1}},
@@ -342,6 +372,19 @@ func TestCheckEachInvariantFails(t *testing.T) {
 			require.Equal(t, tc.want, got)
 		})
 	}
+}
+
+// TestCheckOperatorRetry: a re-opened task's second pass is judged on its
+// own, and the re-open is allowed when the history records the retry.
+func TestCheckOperatorRetry(t *testing.T) {
+	t.Parallel()
+	h := clone(t, loadFixture(t, "clean.json"))
+	reopen(h, pick(t, h, finished))
+	require.Equal(t, map[string]int{InvNoReopen: 1}, failures(Check(h)))
+	h.Retried = 1
+	r := Check(h)
+	require.Empty(t, failures(r))
+	require.Equal(t, 1, r.Summary.Reopens)
 }
 
 func TestCheckLiveTaskInDLQIsAccounted(t *testing.T) {

@@ -21,9 +21,12 @@
 //   - no result written twice: one Running → Finished transition and one
 //     write of the result per Finished task, none per Failed task;
 //   - every transition legal (task.CanTransition), continuous (each
-//     record's old image is the previous record's new image) and fenced
-//     (a takeover only of an expired lease, an outcome only under the
-//     holder's token);
+//     record's old image is the previous record's new image, and the
+//     final row the last new image) and fenced (a takeover only of an
+//     expired lease; an outcome keeps the holder's token, which every
+//     holder write sets; exhausted and stuck only with no attempts left);
+//   - no task re-opened (terminal → Pending) but by an operator's retry,
+//     so a second pass cannot hide a second result;
 //   - attempts never above maxAttempts;
 //   - every injected poison message in the work DLQ with its reason;
 //   - every configured fault fired, so a run cannot pass vacuously.

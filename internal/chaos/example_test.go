@@ -40,6 +40,7 @@ func ExampleCheck() {
 	// PASS every Failed task has errorKind and lastError
 	// PASS no result written twice
 	// PASS every transition legal, continuous and fenced
+	// PASS no task re-opened but by an operator's retry
 	// PASS attempts never above maxAttempts
 	// PASS every poison message in the work DLQ with its reason
 	// PASS every DLQ message has a reason and an origin

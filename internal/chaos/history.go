@@ -36,6 +36,9 @@ type History struct {
 	Poison []Poison `json:"poison"`
 	// Faults are the fault injector's configuration and counters.
 	Faults Faults `json:"faults"`
+	// Retried is the number of tasks an operator sent back to Pending
+	// during the run (taskpipe retry); a chaos run retries none.
+	Retried int `json:"retried,omitempty"`
 }
 
 // Rejected is an input line the submit refused.

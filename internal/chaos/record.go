@@ -62,13 +62,18 @@ func (r *recorder) record(ctx context.Context) (*History, error) {
 	}
 	var errs []error
 	var err error
+	// The injector's counters first, then the faults off: the recorder's
+	// own reads are neither throttled nor counted.
+	if h.Faults, err = r.faults(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	if err := adminJSON(ctx, http.MethodDelete, r.st.Cloud.URL()+emu.AdminPrefix+"faults", nil, nil); err != nil {
+		errs = append(errs, err)
+	}
 	if h.Stream, err = readStream(ctx, r.st.AWS, r.st.Outputs.TableName); err != nil {
 		errs = append(errs, err)
 	}
 	if h.Rows, err = readRows(ctx, r.st.Store, r.rep.RunID); err != nil {
-		errs = append(errs, err)
-	}
-	if h.Faults, err = r.faults(ctx); err != nil {
 		errs = append(errs, err)
 	}
 	h.Faults.PoisonPlanned = r.plan.Poison(r.rep.Lines)

@@ -101,9 +101,6 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 			rec := &recorder{st: st, rep: rep, poison: poison, plan: cfg.Plan}
 			h, err := rec.record(ctx)
 			oc.History = h
-			if off := adminJSON(ctx, http.MethodDelete, st.Cloud.URL()+emu.AdminPrefix+"faults", nil, nil); off != nil {
-				err = errors.Join(err, off)
-			}
 			if err != nil {
 				hookErr = err
 				return err

@@ -37,6 +37,10 @@ type trace struct {
 	// reconciler.
 	claims, releases, abandoned int
 	exhausted, stuck            int
+	// reopens counts terminal → Pending records (an operator's retry, or
+	// a row overwritten by a second create); open is 1 when the last
+	// claim was still unresolved at the end of the stream.
+	reopens, open int
 	// images counts the images seen; overAttempts those with attempts
 	// above maxAttempts (or a maxAttempts below 1).
 	images       int
@@ -126,10 +130,12 @@ func walk(id string, changes []Change) *trace {
 			t.claims++
 			open = &claim{token: c.New.ClaimToken, lease: c.New.LeaseExpiresAt}
 		case from == task.StateRunning && to == task.StateRunning:
-			// The holder's release: same token, same attempts, lease cut.
-			if c.New.Attempts != c.Old.Attempts || c.New.LeaseExpiresAt > c.Old.LeaseExpiresAt {
-				bad("Running → Running under the same token is neither a claim nor a release (attempts %d → %d, lease %d → %d)",
-					c.Old.Attempts, c.New.Attempts, c.Old.LeaseExpiresAt, c.New.LeaseExpiresAt)
+			// The holder's release: same token and attempts, the lease set
+			// to the moment of the release (dynamostore Release), which may
+			// be after the lease ran out if nobody took the task over.
+			if c.New.Attempts != c.Old.Attempts || c.New.LeaseExpiresAt != c.New.UpdatedAt {
+				bad("Running → Running under the same token is neither a claim nor a release (attempts %d → %d, lease %d → %d at %d)",
+					c.Old.Attempts, c.New.Attempts, c.Old.LeaseExpiresAt, c.New.LeaseExpiresAt, c.New.UpdatedAt)
 			}
 			t.releases++
 			if open != nil && open.token == c.Old.ClaimToken && c.New.UpdatedAt < open.lease {
@@ -147,6 +153,7 @@ func walk(id string, changes []Change) *trace {
 			if to == task.StateFinished {
 				ep.finishes++
 			}
+			t.attemptsLeft(c, bad)
 			if open != nil && open.token == c.Old.ClaimToken && c.New.UpdatedAt < open.lease {
 				open.wrote = true
 			} else if to == task.StateFailed {
@@ -161,18 +168,32 @@ func walk(id string, changes []Change) *trace {
 			settle()
 		case from == task.StatePending && to == task.StateFailed:
 			t.exhausted++
+			t.attemptsLeft(c, bad)
 		case from.Terminal() && to == task.StatePending:
 			// An operator's retry starts a new pass.
 			ep.end = string(from)
 			t.epochs = append(t.epochs, epoch{})
+			t.reopens++
 		}
 		if to.Terminal() {
 			t.epochs[len(t.epochs)-1].end = string(to)
 		}
 	}
-	settle()
+	if open != nil && !open.wrote {
+		t.open = 1
+	}
 	t.last = prev
 	return t
+}
+
+// attemptsLeft flags a failure as exhausted or stuck that left attempts
+// unused: both kinds mean the task ran out of them (a claim past
+// maxAttempts, the scraper's last attempt, the reconciler's stuck rule).
+func (t *trace) attemptsLeft(c Change, bad func(string, ...any)) {
+	k := task.ErrorKind(c.New.ErrorKind)
+	if c.New.Status == string(task.StateFailed) && (k == task.KindExhausted || k == task.KindStuck) && c.New.Attempts < c.New.MaxAttempts {
+		bad("failed as %s with attempts left (%d of %d)", k, c.New.Attempts, c.New.MaxAttempts)
+	}
 }
 
 // countAttempts checks the attempts of a record's images.
@@ -199,11 +220,9 @@ func attemptsProblem(im Image) string {
 	return ""
 }
 
-// sameImage compares what the stream's continuity depends on.
-func sameImage(a, b Image) bool {
-	return a.Status == b.Status && a.ClaimToken == b.ClaimToken && a.Attempts == b.Attempts &&
-		a.LeaseExpiresAt == b.LeaseExpiresAt && a.Result == b.Result && a.ErrorKind == b.ErrorKind
-}
+// sameImage compares two images field by field: a record's old image and
+// the previous record's new image, or the last new image and the final row.
+func sameImage(a, b Image) bool { return a == b }
 
 // brief is an image in a few words, for explanations.
 func (im Image) brief() string {

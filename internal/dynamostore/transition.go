@@ -107,11 +107,14 @@ func validateHolder(id, token string, now time.Time) error {
 	return nil
 }
 
-// fenced runs one UpdateItem conditional on fence.
+// fenced runs one UpdateItem conditional on fence. It also sets the token
+// it is fenced on: a no-op while the fence holds, and what makes the writer
+// visible in the stream's new image (the chaos checker's fencing invariant)
+// if the fence were ever lost.
 func (s *Store) fenced(ctx context.Context, op, id, token string, set, remove []string, values map[string]types.AttributeValue) error {
 	values[":running"] = sv(string(task.StateRunning))
 	values[":token"] = sv(token)
-	update := updateExpr(set, remove)
+	update := updateExpr(append(set, "#claimToken = :token"), remove)
 	_, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       key(id),

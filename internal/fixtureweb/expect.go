@@ -48,8 +48,8 @@ type Expectation struct {
 	Behavior Behavior
 	// Truncated is the expected Summary.Truncated of a Finished task.
 	Truncated bool
-	// Claims is the number of claims that run a fetch: the task's final
-	// attempts count.
+	// Claims is the task's final attempts count: the claims that run a
+	// fetch, plus the lost ones of ExpectLosing.
 	Claims int
 	// Requests is the number of HTTP requests the web receives for the
 	// line, redirects included.
@@ -83,8 +83,8 @@ func (w *Web) Expect(line string) Expectation {
 	return w.ExpectLosing(line, 0)
 }
 
-// ExpectLosing predicts the outcome of one input line when lost of the
-// task's claims end before they fetch anything (a worker killed right
+// ExpectLosing predicts the outcome of one input line when a number
+// (lost) of the task's claims end before they fetch anything (a worker killed right
 // after its claim): those claims count against the task's attempts and
 // send no request, and the fetching claims follow the rules of Expect. A
 // task whose claims are all lost fails as exhausted without a request.
