@@ -47,6 +47,21 @@ func runTask(ctx context.Context, c *scrape.Client, url string, maxAttempts, los
 	return outcome{state: task.StateFailed, kind: task.KindExhausted, claims: maxAttempts, err: last}
 }
 
+// tightOptions are scraper limits under which flaky and rate-limited sites
+// can run out of claims, chains are too long and the huge page fits;
+// tightConfig tells a web about them.
+var tightOptions = scrape.Options{MaxAttempts: 1, FetchTimeout: time.Minute,
+	MaxRetryAfter: 500 * time.Millisecond, MaxBodyBytes: 2 << 20, MaxRedirects: 2}
+
+func tightConfig(seed int64, flakyFailures, rateLimitHits int) Config {
+	c := fastConfig(seed)
+	c.FlakyFailures, c.RateLimitHits = flakyFailures, rateLimitHits
+	c.HugeBytes = 1 << 20
+	c.Limits = Limits{FetchAttempts: 1, Claims: 2, FetchTimeout: time.Minute,
+		MaxRetryAfter: 500 * time.Millisecond, MaxBodyBytes: 2 << 20, MaxRedirects: 2}
+	return c
+}
+
 // TestExpectationsMatchScraper is the cross-check: every site of a small
 // web, one behaviour after another, is scraped with a real scrape.Client
 // under the limits the web was told about, and the outcome, the claims,
@@ -79,16 +94,8 @@ func TestExpectationsMatchScraper(t *testing.T) {
 		},
 		{
 			name: "tight",
-			cfg: func() Config {
-				c := fastConfig(22)
-				c.FlakyFailures, c.RateLimitHits = 3, 2
-				c.HugeBytes = 1 << 20
-				c.Limits = Limits{FetchAttempts: 1, Claims: 2, FetchTimeout: time.Minute,
-					MaxRetryAfter: 500 * time.Millisecond, MaxBodyBytes: 2 << 20, MaxRedirects: 2}
-				return c
-			},
-			opts: scrape.Options{MaxAttempts: 1, FetchTimeout: time.Minute,
-				MaxRetryAfter: 500 * time.Millisecond, MaxBodyBytes: 2 << 20, MaxRedirects: 2},
+			cfg:  func() Config { return tightConfig(22, 3, 2) },
+			opts: tightOptions,
 		},
 		{
 			// Slow and slow-drip sites beyond the timeout. A scenario of its
@@ -109,16 +116,8 @@ func TestExpectationsMatchScraper(t *testing.T) {
 		},
 		{
 			name: "lost",
-			cfg: func() Config {
-				c := fastConfig(24)
-				c.FlakyFailures, c.RateLimitHits = 1, 1
-				c.HugeBytes = 1 << 20
-				c.Limits = Limits{FetchAttempts: 1, Claims: 2, FetchTimeout: time.Minute,
-					MaxRetryAfter: 500 * time.Millisecond, MaxBodyBytes: 2 << 20, MaxRedirects: 2}
-				return c
-			},
-			opts: scrape.Options{MaxAttempts: 1, FetchTimeout: time.Minute,
-				MaxRetryAfter: 500 * time.Millisecond, MaxBodyBytes: 2 << 20, MaxRedirects: 2},
+			cfg:  func() Config { return tightConfig(24, 1, 1) },
+			opts: tightOptions,
 			lost: func(site int) int { return site % 3 },
 		},
 	}
