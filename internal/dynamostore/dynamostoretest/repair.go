@@ -7,11 +7,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
-	"strings"
 	"sync"
 
 	miniserver "github.com/truora/minidyn/server"
+
+	"github.com/taskpipe/taskpipe/internal/emu/table"
 )
 
 // RepairMinidyn wraps a minidyn v0.8.2 HTTP handler so that UpdateItem
@@ -136,7 +136,7 @@ func (f *repair) update(body []byte) *httptest.ResponseRecorder {
 	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
 		return errRecorder(http.StatusInternalServerError, "InternalServerError", "repair: decode UpdateItem: "+err.Error())
 	}
-	for _, name := range topLevelRemoves(in.UpdateExpression, in.ExpressionAttributeNames) {
+	for _, name := range table.TopLevelRemoves(in.UpdateExpression, in.ExpressionAttributeNames) {
 		delete(out.Attributes, name)
 	}
 	put, _ := json.Marshal(map[string]any{"TableName": in.TableName, "Item": out.Attributes})
@@ -229,35 +229,4 @@ func writeErr(w http.ResponseWriter, code int, typ, msg string) {
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(map[string]string{"__type": typ, "message": msg})
-}
-
-// clauseKeyword finds update-expression clause keywords, not inside names
-// (#set) or values (:set).
-var clauseKeyword = regexp.MustCompile(`(?i)(^|[^#:\w])(SET|REMOVE|ADD|DELETE)\b`)
-
-// topLevelRemoves returns the attribute names that expr's REMOVE clauses
-// remove at the top level (no "." or "[" in the path), aliases resolved.
-func topLevelRemoves(expr string, aliases map[string]string) []string {
-	locs := clauseKeyword.FindAllStringSubmatchIndex(expr, -1)
-	var out []string
-	for i, loc := range locs {
-		if !strings.EqualFold(expr[loc[4]:loc[5]], "REMOVE") {
-			continue
-		}
-		end := len(expr)
-		if i+1 < len(locs) {
-			end = locs[i+1][0]
-		}
-		for _, path := range strings.Split(expr[loc[5]:end], ",") {
-			path = strings.TrimSpace(path)
-			if path == "" || strings.ContainsAny(path, ".[") {
-				continue
-			}
-			if name, ok := aliases[path]; ok {
-				path = name
-			}
-			out = append(out, path)
-		}
-	}
-	return out
 }

@@ -12,23 +12,6 @@ import (
 	miniserver "github.com/truora/minidyn/server"
 )
 
-func TestTopLevelRemoves(t *testing.T) {
-	t.Parallel()
-	aliases := map[string]string{"#a": "liveKey", "#b": "dueAt", "#set": "set"}
-	for expr, want := range map[string][]string{
-		"SET #x = :v":                                nil,
-		"REMOVE #a":                                  {"liveKey"},
-		"SET #x = :v REMOVE #a, #b":                  {"liveKey", "dueAt"},
-		"remove #a SET #x = :remove":                 {"liveKey"},
-		"REMOVE #a ADD #n :one":                      {"liveKey"},
-		"REMOVE #l[0], #m.n, plain":                  {"plain"},
-		"SET #set = :set REMOVE #b DELETE #s :x":     {"dueAt"},
-		"SET #x = :v REMOVE #a SET #y = :w REMOVE c": {"liveKey", "c"},
-	} {
-		require.Equal(t, want, topLevelRemoves(expr, aliases), expr)
-	}
-}
-
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 
 // client returns an SDK client on a fresh minidyn, repaired or raw, with a

@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
+
+	"github.com/taskpipe/taskpipe/internal/emu/table"
 )
 
 // createIndexedTable creates a table keyed by id with a sparse GSI on
@@ -207,4 +209,20 @@ func TestTransactUpdateRemovesAndCancels(t *testing.T) {
 	got, err := b.ddb.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("tasks"), Key: key("a"), ConsistentRead: aws.Bool(true)})
 	require.NoError(t, err)
 	require.Equal(t, map[string]ddbtypes.AttributeValue{"id": s("a"), "done": &ddbtypes.AttributeValueMemberBOOL{Value: true}}, got.Item)
+}
+func TestTopLevelRemoves(t *testing.T) {
+	t.Parallel()
+	aliases := map[string]string{"#a": "liveKey", "#b": "dueAt", "#set": "set"}
+	for expr, want := range map[string][]string{
+		"SET #x = :v":                                nil,
+		"REMOVE #a":                                  {"liveKey"},
+		"SET #x = :v REMOVE #a, #b":                  {"liveKey", "dueAt"},
+		"remove #a SET #x = :remove":                 {"liveKey"},
+		"REMOVE #a ADD #n :one":                      {"liveKey"},
+		"REMOVE #l[0], #m.n, plain":                  {"plain"},
+		"SET #set = :set REMOVE #b DELETE #s :x":     {"dueAt"},
+		"SET #x = :v REMOVE #a SET #y = :w REMOVE c": {"liveKey", "c"},
+	} {
+		require.Equal(t, want, table.TopLevelRemoves(expr, aliases), expr)
+	}
 }

@@ -15,8 +15,6 @@
 package tfprovidertest
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -26,11 +24,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/taskpipe/taskpipe/internal/demo"
 	"github.com/taskpipe/taskpipe/internal/tfprovider"
 )
-
-// modulePath is the Go module whose root holds go.mod, bin/ and cmd/.
-const modulePath = "github.com/taskpipe/taskpipe"
 
 var (
 	once      sync.Once
@@ -93,24 +89,8 @@ func SchemaPath() (string, error) {
 }
 
 // RepoRoot walks up from the working directory to the directory whose
-// go.mod declares this module.
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("repo root: %w", err)
-	}
-	for {
-		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && bytes.Contains(b, []byte("module "+modulePath+"\n")) {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("repo root: no go.mod for " + modulePath + " above the working directory")
-		}
-		dir = parent
-	}
-}
+// go.mod declares this module (demo.RepoRoot).
+func RepoRoot() (string, error) { return demo.RepoRoot() }
 
 func build() (string, error) {
 	root, err := RepoRoot()
