@@ -200,9 +200,9 @@ func (c Config) checkFiles() error {
 	return nil
 }
 
-// lambdaArch is the Lambda architecture the local cloud runs natively:
+// LambdaArch is the Lambda architecture the local cloud runs natively:
 // it executes bootstrap as a process of this machine.
-func lambdaArch() string {
+func LambdaArch() string {
 	if runtime.GOARCH == "arm64" {
 		return "arm64"
 	}

@@ -226,7 +226,7 @@ func (r *runner) apply(ctx context.Context, tmp string) error {
 		"name=" + r.cfg.Name,
 		"local_endpoint=" + r.cloud.URL(),
 		"dist_dir=" + r.cfg.Dist,
-		"architecture=" + lambdaArch(),
+		"architecture=" + LambdaArch(),
 	}
 	if r.cfg.Concurrency > 0 {
 		vars = append(vars, "scraper_concurrency="+strconv.Itoa(r.cfg.Concurrency))

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -24,6 +23,7 @@ import (
 	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/stretchr/testify/require"
 
+	"github.com/taskpipe/taskpipe/internal/demo"
 	"github.com/taskpipe/taskpipe/internal/dynamostore"
 	"github.com/taskpipe/taskpipe/internal/emu"
 	"github.com/taskpipe/taskpipe/internal/localcloud"
@@ -46,7 +46,7 @@ func TestAcceptanceLocalExample(t *testing.T) {
 	t.Parallel()
 	root, err := tfprovidertest.RepoRoot()
 	require.NoError(t, err)
-	arch := lambdaArch()
+	arch := demo.LambdaArch()
 	dist := ensureZips(t, root, arch)
 
 	cloud := startCloud(t)
@@ -112,20 +112,12 @@ func TestAcceptanceLocalExample(t *testing.T) {
 	requireEmptyCloud(t, e, roles)
 }
 
-// lambdaArch is the architecture the local cloud can run natively.
-func lambdaArch() string {
-	if runtime.GOARCH == "arm64" {
-		return "arm64"
-	}
-	return "x86_64"
-}
-
 // ensureZips returns the dist directory holding the functions' zips for
 // arch (this machine's: lambdaArch), running make build first when one is
 // missing.
 func ensureZips(t *testing.T, root, arch string) string {
 	t.Helper()
-	require.Equal(t, lambdaArch(), arch, "make build writes this machine's architecture")
+	require.Equal(t, demo.LambdaArch(), arch, "make build writes this machine's architecture")
 	tfprovidertest.EnsureZips(t, root)
 	return filepath.Join(root, "dist")
 }

@@ -10,6 +10,7 @@ import (
 	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/stretchr/testify/require"
 
+	"github.com/taskpipe/taskpipe/internal/demo"
 	"github.com/taskpipe/taskpipe/internal/tfprovider/tfprovidertest"
 )
 
@@ -20,7 +21,7 @@ func TestApplyLambda(t *testing.T) {
 	t.Parallel()
 	root, err := tfprovidertest.RepoRoot()
 	require.NoError(t, err)
-	arch := lambdaArch()
+	arch := demo.LambdaArch()
 	zip := filepath.Join(ensureZips(t, root, arch), "scraper-"+map[string]string{"x86_64": "amd64", "arm64": "arm64"}[arch]+".zip")
 	e := newApplyEnv(t, "lambda")
 	e.base = append(e.base, "zip="+zip, "arch="+arch)

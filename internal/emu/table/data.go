@@ -287,6 +287,15 @@ func (s *Service) getItemOp(body []byte) (any, error) {
 	}{wireItem(out.Item)}, nil
 }
 
+// noneOrAllOld accepts the ReturnValues that PutItem and DeleteItem allow.
+func noneOrAllOld(rv ddbtypes.ReturnValue) error {
+	switch rv {
+	case "", ddbtypes.ReturnValueNone, ddbtypes.ReturnValueAllOld:
+		return nil
+	}
+	return validation("Return values set to invalid value")
+}
+
 func (s *Service) putItem(body []byte) (any, error) {
 	var in server.PutItemInput
 	if err := decode(body, &in); err != nil {
@@ -295,10 +304,8 @@ func (s *Service) putItem(body []byte) (any, error) {
 	if err := legacy(map[string]bool{"Expected": len(in.Expected) > 0, "ConditionalOperator": in.ConditionalOperator != ""}); err != nil {
 		return nil, err
 	}
-	switch in.ReturnValues {
-	case "", ddbtypes.ReturnValueNone, ddbtypes.ReturnValueAllOld:
-	default:
-		return nil, validation("Return values set to invalid value")
+	if err := noneOrAllOld(in.ReturnValues); err != nil {
+		return nil, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -375,10 +382,8 @@ func (s *Service) deleteItem(body []byte) (any, error) {
 	if err := legacy(map[string]bool{"Expected": len(in.Expected) > 0, "ConditionalOperator": in.ConditionalOperator != ""}); err != nil {
 		return nil, err
 	}
-	switch in.ReturnValues {
-	case "", ddbtypes.ReturnValueNone, ddbtypes.ReturnValueAllOld:
-	default:
-		return nil, validation("Return values set to invalid value")
+	if err := noneOrAllOld(in.ReturnValues); err != nil {
+		return nil, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
