@@ -8,11 +8,13 @@ BIN       := $(CURDIR)/bin
 TERRAFORM ?= $(BIN)/terraform
 TFLINT    ?= $(BIN)/tflint
 TFSEC     ?= $(BIN)/tfsec
+GOLANGCI_LINT ?= $(BIN)/golangci-lint
 export TERRAFORM
 
 TERRAFORM_VERSION := v1.5.7
 TFLINT_VERSION    := v0.64.0
 TFSEC_VERSION     := v1.26.0
+GOLANGCI_LINT_VERSION := v2.15.0
 
 # Lambda packaging: reproducible bootstrap zips for both architectures.
 FUNCTIONS := scraper reconciler enrich
@@ -22,11 +24,11 @@ ARCHS     := arm64 amd64
 help: ## list the targets
 	@awk 'BEGIN{FS=":.*## "} /^[a-zA-Z0-9_\/-]+:.*## /{printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-# Only the tools that are not overridden (TERRAFORM=..., TFLINT=..., TFSEC=...) are built.
-TOOLS := $(filter $(BIN)/%,$(TERRAFORM) $(TFLINT) $(TFSEC))
+# Only the tools that are not overridden (TERRAFORM=..., TFLINT=..., TFSEC=..., GOLANGCI_LINT=...) are built.
+TOOLS := $(filter $(BIN)/%,$(TERRAFORM) $(TFLINT) $(TFSEC) $(GOLANGCI_LINT))
 
 .PHONY: tools
-tools: $(TOOLS) ## build terraform, tflint and tfsec from source into bin/ (terraform v1.5.7: newer versions refuse go install)
+tools: $(TOOLS) ## build terraform, tflint, tfsec and golangci-lint from source into bin/ (terraform v1.5.7: newer versions refuse go install)
 
 $(BIN)/terraform:
 	GOBIN=$(BIN) $(GO) install github.com/hashicorp/terraform@$(TERRAFORM_VERSION)
@@ -36,6 +38,9 @@ $(BIN)/tflint:
 
 $(BIN)/tfsec:
 	GOBIN=$(BIN) $(GO) install github.com/aquasecurity/tfsec/cmd/tfsec@$(TFSEC_VERSION)
+
+$(BIN)/golangci-lint:
+	GOBIN=$(BIN) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 
 .PHONY: build
 build: ## build dist/<function>-<arch>.zip (bootstrap at the root, reproducible)
@@ -61,10 +66,13 @@ tf-check: tools build provider ## terraform fmt, init/validate/plan every exampl
 	TERRAFORM=$(TERRAFORM) TFLINT=$(TFLINT) TFSEC=$(TFSEC) ./scripts/tf-check.sh
 
 .PHONY: lint
-lint: ## gofmt check, go vet, and go vet -tags aws (the opt-in AWS tests must compile)
+lint: $(filter $(BIN)/%,$(GOLANGCI_LINT)) ## gofmt, go vet (also -tags aws: the opt-in AWS tests must compile), golangci-lint (depguard: product never imports tooling), the reference check, and a self-test that each rule fails on a planted violation
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags aws ./...
+	$(GOLANGCI_LINT) run ./...
+	./scripts/refcheck.sh
+	GOLANGCI_LINT=$(GOLANGCI_LINT) ./scripts/lint-selftest.sh
 
 .PHONY: bench
 bench: ## run the Go benchmarks

@@ -224,7 +224,7 @@ func checkModuleFiles(c *checker) {
 			}
 		}
 	}
-	for _, want := range []string{"task-table", "work-queue", "go-lambda", "stream-pipe", "pipeline"} {
+	for _, want := range []string{"task-table", "work-queue", "go-lambda", "dispatch", "pipeline"} {
 		c.module(want)
 	}
 }
@@ -451,7 +451,7 @@ func checkPipeFiniteRetriesAndAge(c *checker) {
 	}
 	ages := []cty.Value{cty.NumberIntVal(-1), cty.NumberIntVal(0), cty.NumberIntVal(59), cty.NumberIntVal(86400), cty.NumberIntVal(604800)}
 	retries := []cty.Value{cty.NumberIntVal(-1), cty.NumberIntVal(0), cty.NumberIntVal(10001)}
-	if m := c.module("stream-pipe"); m != nil {
+	if m := c.module("dispatch"); m != nil {
 		requireRejected(c, m, "maximum_record_age_in_seconds", ages...)
 		requireRejected(c, m, "maximum_retry_attempts", retries...)
 	}
@@ -611,24 +611,24 @@ func checkDeadLetterQueues(c *checker) {
 			}
 		}
 	}
-	if m := c.module("stream-pipe"); m != nil {
+	if m := c.module("dispatch"); m != nil {
 		if m.resource("aws_sqs_queue", "dlq") == nil {
-			c.errorf("stream-pipe: aws_sqs_queue.dlq is missing")
+			c.errorf("dispatch: aws_sqs_queue.dlq is missing")
 		}
 		if !hasStatement(m, "sqs:SendMessage", "aws_sqs_queue.dlq.arn") {
-			c.errorf("stream-pipe: the pipe role cannot sqs:SendMessage to aws_sqs_queue.dlq")
+			c.errorf("dispatch: the pipe role cannot sqs:SendMessage to aws_sqs_queue.dlq")
 		}
 		if pipe := m.resource("aws_pipes_pipe", "this"); pipe != nil {
 			found := false
 			hclsyntax.VisitAll(pipe.Body, func(n hclsyntax.Node) hcl.Diagnostics {
 				if b, ok := n.(*hclsyntax.Block); ok && b.Type == "dead_letter_config" {
 					found = true
-					requireRefs(c, "stream-pipe dead_letter_config.arn", b.Body.Attributes["arn"], "aws_sqs_queue.dlq.arn")
+					requireRefs(c, "dispatch dead_letter_config.arn", b.Body.Attributes["arn"], "aws_sqs_queue.dlq.arn")
 				}
 				return nil
 			})
 			if !found {
-				c.errorf("stream-pipe: aws_pipes_pipe.this has no dead_letter_config")
+				c.errorf("dispatch: aws_pipes_pipe.this has no dead_letter_config")
 			}
 		}
 	}
@@ -730,7 +730,7 @@ func checkDLQAlarms(c *checker) {
 	if m == nil {
 		return
 	}
-	for _, q := range []struct{ module, source string }{{"queue", "../work-queue"}, {"pipe", "../stream-pipe"}} {
+	for _, q := range []struct{ module, source string }{{"queue", "../work-queue"}, {"dispatch", "../dispatch"}} {
 		blocks := alarmsWithDimension(m, "module."+q.module+".dlq_name")
 		if len(blocks) == 0 {
 			c.errorf("pipeline: no alarm watches module.%s.dlq_name", q.module)
@@ -765,7 +765,7 @@ func checkDLQAlarms(c *checker) {
 			}
 		}
 	}
-	for _, mod := range []string{"work-queue", "stream-pipe"} {
+	for _, mod := range []string{"work-queue", "dispatch"} {
 		if child := c.module(mod); child != nil {
 			if out := child.output("dlq_name"); out == nil {
 				c.errorf("%s: output dlq_name is missing", mod)
@@ -774,8 +774,8 @@ func checkDLQAlarms(c *checker) {
 			}
 		}
 	}
-	if len(alarmsWithDimension(m, "module.pipe.pipe_name")) == 0 {
-		c.errorf("pipeline: no alarm watches the pipe (PipeName = module.pipe.pipe_name)")
+	if len(alarmsWithDimension(m, "module.dispatch.pipe_name")) == 0 {
+		c.errorf("pipeline: no alarm watches the pipe (PipeName = module.dispatch.pipe_name)")
 	}
 
 	// Per-function alarms: with enrichment on, every function has an Errors
@@ -1128,13 +1128,13 @@ func checkPipeFilterDefault(c *checker) {
 			c.errorf("expected pattern %s does not use the task contract's names", p)
 		}
 	}
-	m := c.module("stream-pipe")
+	m := c.module("dispatch")
 	if m == nil {
 		return
 	}
 	b := m.variable("filter_patterns")
 	if b == nil {
-		c.errorf("stream-pipe: variable filter_patterns is missing")
+		c.errorf("dispatch: variable filter_patterns is missing")
 		return
 	}
 	def, _, err := variableDefault(b)
@@ -1143,16 +1143,16 @@ func checkPipeFilterDefault(c *checker) {
 	}
 	patterns, ok := stringList(def)
 	if !ok {
-		c.errorf("stream-pipe: filter_patterns default is not a list of strings")
+		c.errorf("dispatch: filter_patterns default is not a list of strings")
 		return
 	}
 	got := canonicalSet(c, patterns)
 	if !reflect.DeepEqual(got, want) {
-		c.errorf("stream-pipe: filter_patterns default is %v, want %v", got, want)
+		c.errorf("dispatch: filter_patterns default is %v, want %v", got, want)
 	}
 	for _, p := range patterns {
 		if strings.Contains(p, "eventName") {
-			c.errorf("stream-pipe: default filter %s relies on eventName", p)
+			c.errorf("dispatch: default filter %s relies on eventName", p)
 		}
 	}
 	// As deployed (examples keep the default): the pipe's filters are the

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/taskpipe/taskpipe/internal/tfdoc"
+	"github.com/taskpipe/taskpipe/internal/buildtool/tfdoc"
 )
 
 // TestReadmeTablesCurrent fails when a module's or example's README tables

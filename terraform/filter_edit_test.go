@@ -58,7 +58,7 @@ func plannedChanges(t *testing.T, w *workspace, name string, vars map[string]any
 func TestFilterEditChangesOnlyThePipe(t *testing.T) {
 	t.Parallel()
 
-	const pipe = "module.pipeline.module.pipe.aws_pipes_pipe.this"
+	const pipe = "module.pipeline.module.dispatch.aws_pipes_pipe.this"
 	for _, example := range []string{"complete", "minimal", "local"} {
 		t.Run(example, func(t *testing.T) {
 			t.Parallel()

@@ -76,13 +76,13 @@ func TestContractsCatchMutations(t *testing.T) {
 	}{
 		{
 			name: "BisectTurnedOff", contract: "PipeBisect",
-			file: "modules/stream-pipe/main.tf",
+			file: "modules/dispatch/main.tf",
 			old:  `on_partial_batch_item_failure = "AUTOMATIC_BISECT"`, new: `on_partial_batch_item_failure = "OFF"`,
 			want: "want AUTOMATIC_BISECT",
 		},
 		{
 			name: "StreamParameterLeftUnset", contract: "PipeStreamParametersExplicit",
-			file: "modules/stream-pipe/main.tf",
+			file: "modules/dispatch/main.tf",
 			old:  "      parallelization_factor        = var.parallelization_factor\n", new: "",
 			want: "parallelization_factor: not set",
 		},
@@ -94,7 +94,7 @@ func TestContractsCatchMutations(t *testing.T) {
 		},
 		{
 			name: "RetryValidationAcceptsForever", contract: "PipeFiniteRetriesAndAge",
-			file: "modules/stream-pipe/variables.tf",
+			file: "modules/dispatch/variables.tf",
 			old:  "var.maximum_retry_attempts >= 1 &&", new: "var.maximum_retry_attempts >= -1 &&",
 			want: "maximum_retry_attempts accepts cty.NumberIntVal(-1)",
 		},
@@ -112,13 +112,13 @@ func TestContractsCatchMutations(t *testing.T) {
 		},
 		{
 			name: "WildcardInPipeRole", contract: "NoWildcardActions",
-			file: "modules/stream-pipe/main.tf",
+			file: "modules/dispatch/main.tf",
 			old:  `Action   = ["dynamodb:ListStreams"]`, new: `Action   = ["dynamodb:List*"]`,
 			want: `wildcard action "dynamodb:List*"`,
 		},
 		{
 			name: "ResourceStarInPipeRole", contract: "NoWildcardActions",
-			file: "modules/stream-pipe/main.tf",
+			file: "modules/dispatch/main.tf",
 			old:  `Resource = ["${local.table_arn}/stream/*"]`, new: `Resource = ["*"]`,
 			want: `grants Resource "*"`,
 		},
@@ -137,12 +137,12 @@ func TestContractsCatchMutations(t *testing.T) {
 		{
 			name: "PipeDLQNotAlarmed", contract: "DLQAlarms",
 			file: "modules/pipeline/monitoring.tf",
-			old:  "dimensions          = { QueueName = module.pipe.dlq_name }", new: "dimensions          = { QueueName = module.queue.dlq_name }",
-			want: "no alarm watches module.pipe.dlq_name",
+			old:  "dimensions          = { QueueName = module.dispatch.dlq_name }", new: "dimensions          = { QueueName = module.queue.dlq_name }",
+			want: "no alarm watches module.dispatch.dlq_name",
 		},
 		{
 			name: "RedrivePolicyResourceRemoved", contract: "DeadLetterQueues",
-			file: "modules/stream-pipe/main.tf",
+			file: "modules/dispatch/main.tf",
 			old:  "Resource = [aws_sqs_queue.dlq.arn]", new: "Resource = [var.target_queue_arn]",
 			want: "cannot sqs:SendMessage to aws_sqs_queue.dlq",
 		},
@@ -183,7 +183,7 @@ func TestContractsCatchMutations(t *testing.T) {
 		},
 		{
 			name: "FilterMatchesExistingStatus", contract: "PipeFilterDefault",
-			file: "modules/stream-pipe/variables.tf",
+			file: "modules/dispatch/variables.tf",
 			old:  `\"exists\":false`, new: `\"exists\":true`,
 			want: "filter_patterns default",
 		},

@@ -12,6 +12,8 @@ import (
 	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/stretchr/testify/require"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/taskpipe/taskpipe/internal/localaws/tfprovider"
 )
 
 // repo is a loaded copy of this terraform/ directory.
@@ -158,28 +160,13 @@ func (r *repo) scopesOf(module string) ([]*scope, error) {
 	return out, nil
 }
 
-// projectRoot is the repository root, one level above this package.
-func projectRoot(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs("..")
-	require.NoError(t, err)
-	return root
-}
-
-// awsSchema loads the hashicorp/aws provider schema the local provider
-// serves: $TASKPIPE_AWS_SCHEMA, else ../shared/aws-provider-schema relative
-// to the project root.
+// awsSchema returns the hashicorp/aws 6.47.0 schema the local provider
+// embeds (internal/localaws/tfprovider/schema).
 func awsSchema(t *testing.T) *tfjson.ProviderSchema {
 	t.Helper()
-	path := os.Getenv("TASKPIPE_AWS_SCHEMA")
-	if path == "" {
-		path = filepath.Join(projectRoot(t), "..", "shared", "aws-provider-schema", "aws-6.47.0.json")
-	}
-	raw, err := os.ReadFile(path)
-	require.NoError(t, err, "the AWS provider schema is needed to check argument names; set TASKPIPE_AWS_SCHEMA")
 	var schemas tfjson.ProviderSchemas
-	require.NoError(t, json.Unmarshal(raw, &schemas))
-	s, ok := schemas.Schemas["registry.terraform.io/hashicorp/aws"]
-	require.True(t, ok, "%s has no hashicorp/aws schema", path)
+	require.NoError(t, json.Unmarshal(tfprovider.EmbeddedSchema(), &schemas))
+	s, ok := schemas.Schemas[tfprovider.Address]
+	require.True(t, ok, "the embedded schema has no %s schema", tfprovider.Address)
 	return s
 }

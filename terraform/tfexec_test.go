@@ -10,7 +10,7 @@ import (
 	"github.com/hashicorp/terraform-exec/tfexec"
 	"github.com/stretchr/testify/require"
 
-	"github.com/taskpipe/taskpipe/internal/tfprovider/tfprovidertest"
+	"github.com/taskpipe/taskpipe/internal/localaws/tfprovider/tfprovidertest"
 )
 
 func TestMain(m *testing.M) {

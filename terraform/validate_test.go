@@ -10,7 +10,7 @@ import (
 )
 
 // TestValidateRejectsSchemaErrors runs terraform validate with the local
-// provider on a copy of an example whose stream-pipe module was broken in
+// provider on a copy of an example whose dispatch module was broken in
 // one way, and requires the error Terraform derives from the provider's
 // schema. A provider that served no or a loose schema would let these pass.
 func TestValidateRejectsSchemaErrors(t *testing.T) {
@@ -53,7 +53,7 @@ func TestValidateRejectsSchemaErrors(t *testing.T) {
 			t.Parallel()
 			w := newWorkspace(t, "minimal", func(tree string) {
 				if tt.old != "" {
-					mutate(t, tree, "modules/stream-pipe/main.tf", tt.old, tt.new)
+					mutate(t, tree, "modules/dispatch/main.tf", tt.old, tt.new)
 				}
 			})
 			out, err := w.tf.Validate(context.Background())
@@ -63,7 +63,7 @@ func TestValidateRejectsSchemaErrors(t *testing.T) {
 				return
 			}
 			require.False(t, out.Valid, "terraform validate accepted the broken configuration")
-			require.True(t, hasDiagnostic(out.Diagnostics, tt.summary, tt.detail, "modules/stream-pipe/main.tf"),
+			require.True(t, hasDiagnostic(out.Diagnostics, tt.summary, tt.detail, "modules/dispatch/main.tf"),
 				"want %q / %q in %+v", tt.summary, tt.detail, out.Diagnostics)
 		})
 	}

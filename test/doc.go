@@ -8,7 +8,7 @@
 // One test body, two targets, chosen at build time:
 //
 //   - local (default, part of make test): the local cloud
-//     (internal/localcloud) and the fixture web (internal/fixtureweb) start
+//     (internal/localaws/localcloud) and the fixture web (internal/e2e/fixtureweb) start
 //     in the test process; terraform/examples/local is applied to them
 //     through the local hashicorp/aws provider.
 //   - aws (go test -tags aws): terraform/examples/complete is applied to a

@@ -27,7 +27,7 @@ import (
 const insertOnly = `{"dynamodb":{"NewImage":{"status":{"S":["Pending"]}},"OldImage":{"status":{"S":[{"exists":false}]}}}}`
 
 // pipeAddress is the pipe's resource address in both examples.
-const pipeAddress = "module.pipeline.module.pipe.aws_pipes_pipe.this"
+const pipeAddress = "module.pipeline.module.dispatch.aws_pipes_pipe.this"
 
 // functionCode is what a code deploy changes.
 type functionCode struct {

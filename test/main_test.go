@@ -11,7 +11,7 @@ import (
 
 	"github.com/gruntwork-io/terratest/modules/logger"
 
-	"github.com/taskpipe/taskpipe/internal/tfprovider/tfprovidertest"
+	"github.com/taskpipe/taskpipe/internal/localaws/tfprovider/tfprovidertest"
 )
 
 // TestMain runs the scenarios, then the teardown stage of the deployment

@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/taskpipe/taskpipe/internal/cli"
-	"github.com/taskpipe/taskpipe/internal/emu/fault"
+	"github.com/taskpipe/taskpipe/internal/localaws/emu/fault"
 	"github.com/taskpipe/taskpipe/internal/task"
 )
 

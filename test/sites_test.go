@@ -3,7 +3,7 @@ package test
 import (
 	"testing"
 
-	"github.com/taskpipe/taskpipe/internal/fixtureweb"
+	"github.com/taskpipe/taskpipe/internal/e2e/fixtureweb"
 )
 
 // notAWebsite is a task URL the scraper must refuse at once (only http and

@@ -24,9 +24,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/taskpipe/taskpipe/internal/handler"
+	"github.com/taskpipe/taskpipe/internal/localaws/tfprovider/tfprovidertest"
 	"github.com/taskpipe/taskpipe/internal/message"
 	"github.com/taskpipe/taskpipe/internal/task"
-	"github.com/taskpipe/taskpipe/internal/tfprovider/tfprovidertest"
 )
 
 // Environment of the AWS target (test/README.md).

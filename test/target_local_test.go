@@ -21,13 +21,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
-	"github.com/taskpipe/taskpipe/internal/emu"
-	"github.com/taskpipe/taskpipe/internal/emu/fault"
-	"github.com/taskpipe/taskpipe/internal/fixtureweb"
+	"github.com/taskpipe/taskpipe/internal/e2e/fixtureweb"
 	"github.com/taskpipe/taskpipe/internal/handler"
-	"github.com/taskpipe/taskpipe/internal/localcloud"
+	"github.com/taskpipe/taskpipe/internal/localaws/emu"
+	"github.com/taskpipe/taskpipe/internal/localaws/emu/fault"
+	"github.com/taskpipe/taskpipe/internal/localaws/localcloud"
+	"github.com/taskpipe/taskpipe/internal/localaws/tfprovider/tfprovidertest"
 	"github.com/taskpipe/taskpipe/internal/task"
-	"github.com/taskpipe/taskpipe/internal/tfprovider/tfprovidertest"
 )
 
 // localTimings keep each recovery path to seconds on the local cloud.
@@ -272,7 +272,7 @@ func (l *localTarget) Close() error {
 				errs = append(errs, err)
 			}
 		case <-time.After(closeTimeout):
-			errs = append(errs, fmt.Errorf("localcloud: Close did not return within %s (internal/emu/function Service.Close "+
+			errs = append(errs, fmt.Errorf("localcloud: Close did not return within %s (internal/localaws/emu/function Service.Close "+
 				"waits for a function instance whose process was never stopped)", closeTimeout))
 		}
 	}
@@ -321,7 +321,6 @@ var spikeBehaviors = []fixtureweb.Behavior{fixtureweb.Healthy, fixtureweb.NotFou
 type fixtureSites struct {
 	web  *fixtureweb.Web
 	mu   sync.Mutex
-	next int
 	used map[int]bool
 }
 

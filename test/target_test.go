@@ -18,10 +18,10 @@ import (
 	"github.com/gruntwork-io/terratest/modules/terraform"
 	test_structure "github.com/gruntwork-io/terratest/modules/test-structure"
 
-	"github.com/taskpipe/taskpipe/internal/emu/fault"
 	"github.com/taskpipe/taskpipe/internal/handler"
+	"github.com/taskpipe/taskpipe/internal/localaws/emu/fault"
+	"github.com/taskpipe/taskpipe/internal/localaws/tfprovider/tfprovidertest"
 	"github.com/taskpipe/taskpipe/internal/task"
-	"github.com/taskpipe/taskpipe/internal/tfprovider/tfprovidertest"
 )
 
 // target is where the suite's pipeline runs. The scenario bodies use only
@@ -66,7 +66,7 @@ type target interface {
 }
 
 // faultTarget is the optional capability of injecting the local cloud's
-// faults (internal/emu/fault); scenarios that need it skip elsewhere.
+// faults (internal/localaws/emu/fault); scenarios that need it skip elsewhere.
 type faultTarget interface {
 	SetFaults(ctx context.Context, cfg fault.Config) error
 	ClearFaults(ctx context.Context) error

@@ -1,5 +1,5 @@
 // Command lambdazip packages a Lambda bootstrap binary as a reproducible
-// zip (see internal/lambdazip) and prints its size and SHA-256.
+// zip (see internal/buildtool/lambdazip) and prints its size and SHA-256.
 //
 //	lambdazip -o dist/scraper-arm64.zip build/scraper-arm64/bootstrap
 package main
@@ -13,7 +13,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/taskpipe/taskpipe/internal/lambdazip"
+	"github.com/taskpipe/taskpipe/internal/buildtool/lambdazip"
 )
 
 // defaultMaxBytes keeps the packages small: a regression in binary size

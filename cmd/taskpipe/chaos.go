@@ -10,16 +10,16 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/taskpipe/taskpipe/internal/chaos"
-	"github.com/taskpipe/taskpipe/internal/demo"
-	"github.com/taskpipe/taskpipe/internal/fixtureweb"
+	"github.com/taskpipe/taskpipe/internal/e2e/chaos"
+	"github.com/taskpipe/taskpipe/internal/e2e/demo"
+	"github.com/taskpipe/taskpipe/internal/e2e/fixtureweb"
 )
 
 // shortSites is the size of taskpipe chaos --short, the run make test
-// makes through the same code (internal/chaos TestChaosShort).
+// makes through the same code (internal/e2e/chaos TestChaosShort).
 const shortSites = 300
 
-// runChaos runs the demo with faults on (internal/chaos) and checks the
+// runChaos runs the demo with faults on (internal/e2e/chaos) and checks the
 // invariants from the recorded history: no task lost, no result written
 // twice, every transition legal, every poison message in the DLQ, every
 // fault fired. It fails unless every invariant and check holds.

@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/taskpipe/taskpipe/internal/demo"
+	"github.com/taskpipe/taskpipe/internal/e2e/demo"
 )
 
-// runDemo runs the whole pipeline on this machine (internal/demo): local
+// runDemo runs the whole pipeline on this machine (internal/e2e/demo): local
 // cloud, fixture web, terraform apply of the local example, a run of
 // --sites tasks, a summary with the AWS requests and cost per task, the
 // reconciliation checks, terraform destroy. It fails unless every check

@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/taskpipe/taskpipe/internal/emu"
-	"github.com/taskpipe/taskpipe/internal/localcloud"
+	"github.com/taskpipe/taskpipe/internal/localaws/emu"
+	"github.com/taskpipe/taskpipe/internal/localaws/localcloud"
 )
 
 // runLocal serves the local cloud until ctx is done (SIGINT/SIGTERM), then

@@ -1,7 +1,7 @@
 // Command terraform-provider-aws is the taskpipe local stand-in for the
 // hashicorp/aws provider. Terraform starts it as a plugin; it serves the real
-// 6.47.0 schemas from the JSON file named by $TASKPIPE_AWS_SCHEMA (or the path
-// recorded by `make provider`), plans changes the way the real provider
+// 6.47.0 schemas (embedded; $TASKPIPE_AWS_SCHEMA names another document),
+// plans changes the way the real provider
 // does, and applies them through the AWS APIs at the endpoints its
 // configuration names (the local cloud). Build and install it with
 // `make provider`.
@@ -15,7 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov5"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov5/tf5server"
 
-	"github.com/taskpipe/taskpipe/internal/tfprovider"
+	"github.com/taskpipe/taskpipe/internal/localaws/tfprovider"
 )
 
 func main() {
@@ -46,11 +46,7 @@ func run(debug bool) error {
 }
 
 func newServer() (*tfprovider.Server, error) {
-	path, err := tfprovider.SchemaPath()
-	if err != nil {
-		return nil, err
-	}
-	cat, err := tfprovider.LoadSchemaFile(path)
+	cat, err := tfprovider.LoadSchema()
 	if err != nil {
 		return nil, err
 	}

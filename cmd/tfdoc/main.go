@@ -20,7 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/taskpipe/taskpipe/internal/tfdoc"
+	"github.com/taskpipe/taskpipe/internal/buildtool/tfdoc"
 )
 
 // docFlags collects repeated -doc FILE=MODULE_DIR pairs.

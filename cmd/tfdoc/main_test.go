@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/taskpipe/taskpipe/internal/tfdoc"
+	"github.com/taskpipe/taskpipe/internal/buildtool/tfdoc"
 )
 
 // newModule writes a one-variable module with an empty README section.

@@ -15,7 +15,7 @@ import (
 	"github.com/taskpipe/taskpipe/internal/eventpattern"
 )
 
-// Pipes limits (pipes-facts.md §2.2; the stream-pipe module's validation).
+// Pipes limits (pipes-facts.md §2.2; the dispatch module's validation).
 const (
 	maxPipeFilters     = 5
 	maxPipePatternSize = 4096
@@ -38,7 +38,7 @@ applies it, with the same matcher the local cloud's Pipe uses.
 
 --pattern holds one event pattern (a JSON object), a JSON array of patterns
 (the filter list, OR'ed), the Terraform shapes - a JSON array of pattern
-strings (the stream-pipe module's filter_patterns) or of {"pattern": "…"}
+strings (the dispatch module's filter_patterns) or of {"pattern": "…"}
 objects (filter_criteria filter blocks), or {"filter_patterns": […]} /
 {"pipe_filter_patterns": […]} from a .tfvars.json - or the API shape
 {"Filters": [{"Pattern": "…"}]}. Each pattern is compiled and checked for

@@ -20,8 +20,8 @@ import (
 
 	"github.com/taskpipe/taskpipe/internal/cli"
 	"github.com/taskpipe/taskpipe/internal/dynamostore"
-	"github.com/taskpipe/taskpipe/internal/emu"
-	"github.com/taskpipe/taskpipe/internal/localcloud"
+	"github.com/taskpipe/taskpipe/internal/localaws/emu"
+	"github.com/taskpipe/taskpipe/internal/localaws/localcloud"
 	"github.com/taskpipe/taskpipe/internal/task"
 )
 

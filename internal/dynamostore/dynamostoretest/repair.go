@@ -11,7 +11,7 @@ import (
 
 	miniserver "github.com/truora/minidyn/server"
 
-	"github.com/taskpipe/taskpipe/internal/emu/table"
+	"github.com/taskpipe/taskpipe/internal/localaws/emu/table"
 )
 
 // RepairMinidyn wraps a minidyn v0.8.2 HTTP handler so that UpdateItem

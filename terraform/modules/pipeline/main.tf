@@ -87,8 +87,15 @@ module "enrich" {
   tags                  = var.tags
 }
 
-module "pipe" {
-  source = "../stream-pipe"
+# The dispatch module was called "pipe" before 0.2.0; the moved block keeps
+# existing pipes in place instead of replacing them.
+moved {
+  from = module.pipe
+  to   = module.dispatch
+}
+
+module "dispatch" {
+  source = "../dispatch"
 
   name                               = "${var.name}-dispatch"
   source_stream_arn                  = module.table.stream_arn

@@ -48,10 +48,10 @@ resource "aws_cloudwatch_metric_alarm" "work_dlq" {
 
 resource "aws_cloudwatch_metric_alarm" "pipe_dlq" {
   alarm_name          = "${var.name}-pipe-dlq-not-empty"
-  alarm_description   = "The pipe gave up on a batch of stream records; ${module.pipe.dlq_name} holds its shard and sequence range. The reconciler re-dispatches the affected tasks from the table."
+  alarm_description   = "The pipe gave up on a batch of stream records; ${module.dispatch.dlq_name} holds its shard and sequence range. The reconciler re-dispatches the affected tasks from the table."
   namespace           = "AWS/SQS"
   metric_name         = "ApproximateNumberOfMessagesVisible"
-  dimensions          = { QueueName = module.pipe.dlq_name }
+  dimensions          = { QueueName = module.dispatch.dlq_name }
   statistic           = "Maximum"
   period              = 60
   evaluation_periods  = 1
@@ -66,10 +66,10 @@ resource "aws_cloudwatch_metric_alarm" "pipe_dlq" {
 
 resource "aws_cloudwatch_metric_alarm" "pipe_failed" {
   alarm_name          = "${var.name}-pipe-execution-failed"
-  alarm_description   = "The pipe ${module.pipe.pipe_name} failed executions (enrichment or target errors, permissions); see its log group."
+  alarm_description   = "The pipe ${module.dispatch.pipe_name} failed executions (enrichment or target errors, permissions); see its log group."
   namespace           = "AWS/EventBridge/Pipes"
   metric_name         = "ExecutionFailed"
-  dimensions          = { PipeName = module.pipe.pipe_name }
+  dimensions          = { PipeName = module.dispatch.pipe_name }
   statistic           = "Sum"
   period              = 300
   evaluation_periods  = 1
@@ -173,7 +173,7 @@ resource "aws_cloudwatch_dashboard" "this" {
           period = 60
           metrics = [
             ["AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName", module.queue.dlq_name, { label = "work DLQ" }],
-            ["AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName", module.pipe.dlq_name, { label = "pipe DLQ" }],
+            ["AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName", module.dispatch.dlq_name, { label = "pipe DLQ" }],
           ]
         }
       },
@@ -216,9 +216,9 @@ resource "aws_cloudwatch_dashboard" "this" {
           stat   = "Sum"
           period = 60
           metrics = [
-            ["AWS/EventBridge/Pipes", "EventCount", "PipeName", module.pipe.pipe_name],
-            ["AWS/EventBridge/Pipes", "ExecutionFailed", "PipeName", module.pipe.pipe_name],
-            ["AWS/EventBridge/Pipes", "ExecutionThrottled", "PipeName", module.pipe.pipe_name],
+            ["AWS/EventBridge/Pipes", "EventCount", "PipeName", module.dispatch.pipe_name],
+            ["AWS/EventBridge/Pipes", "ExecutionFailed", "PipeName", module.dispatch.pipe_name],
+            ["AWS/EventBridge/Pipes", "ExecutionThrottled", "PipeName", module.dispatch.pipe_name],
           ]
         }
       },

@@ -45,27 +45,27 @@ output "work_dlq_arn" {
 
 output "pipe_name" {
   description = "Name of the pipe."
-  value       = module.pipe.pipe_name
+  value       = module.dispatch.pipe_name
 }
 
 output "pipe_arn" {
   description = "ARN of the pipe."
-  value       = module.pipe.pipe_arn
+  value       = module.dispatch.pipe_arn
 }
 
 output "pipe_dlq_name" {
   description = "Name of the pipe DLQ."
-  value       = module.pipe.dlq_name
+  value       = module.dispatch.dlq_name
 }
 
 output "pipe_dlq_url" {
   description = "URL of the pipe DLQ."
-  value       = module.pipe.dlq_url
+  value       = module.dispatch.dlq_url
 }
 
 output "pipe_dlq_arn" {
   description = "ARN of the pipe DLQ."
-  value       = module.pipe.dlq_arn
+  value       = module.dispatch.dlq_arn
 }
 
 output "scraper_function_name" {

@@ -124,7 +124,7 @@ variable "max_receive_count" {
 ################################################################################
 
 variable "pipe_filter_patterns" {
-  description = "Event patterns (JSON strings) that select the stream records to dispatch; null keeps the stream-pipe module's default, \"status becomes Pending\"."
+  description = "Event patterns (JSON strings) that select the stream records to dispatch; null keeps the dispatch module's default, \"status becomes Pending\"."
   type        = list(string)
   default     = null
 

@@ -1,0 +1,139 @@
+package chaos
+
+import (
+	"fmt"
+	"math"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/taskpipe/taskpipe/internal/e2e/demo"
+	"github.com/taskpipe/taskpipe/internal/e2e/fixtureweb"
+	"github.com/taskpipe/taskpipe/internal/localaws/emu/fault"
+)
+
+// ClaimMarker occurs in the body of the scraper's claim request and in no
+// other request: the claim's update expression increments attempts
+// (dynamostore claim.go, claimUpdate). The kill rule selects the claim
+// with it, so the worker dies right after it took the task.
+const ClaimMarker = "#attempts = #attempts + :one"
+
+// Plan says which faults a chaos run injects and how often.
+type Plan struct {
+	// Mix weighs the fixture web's behaviours (ChaosMix by default).
+	Mix fixtureweb.Mix
+	// PoisonRate is the number of poison messages put on the work queue,
+	// as a share of the input lines.
+	PoisonRate float64
+	// ThrottleRate is the share of DynamoDB data-plane requests throttled.
+	ThrottleRate float64
+	// DuplicateRate is the share of SQS deliveries made twice.
+	DuplicateRate float64
+	// DropAckRate is the share of acknowledgements (deletes) lost.
+	DropAckRate float64
+	// AckDelay holds every acknowledgement this long.
+	AckDelay time.Duration
+	// KillRate is the share of the scraper's claims after which its
+	// process is killed.
+	KillRate float64
+}
+
+// ChaosMix is the fixture web of a chaos run: 10% flaky sites (503 before
+// they heal) and 2% fatal ones (404, not HTML, redirect loop), with the
+// demo's other behaviours at small shares so every path carries load.
+// fixtureweb.ChaosMix is harsher (14% fatal); the issue asks for 2%.
+func ChaosMix() fixtureweb.Mix {
+	return fixtureweb.Mix{
+		fixtureweb.Healthy:       77,
+		fixtureweb.Slow:          3,
+		fixtureweb.Flaky:         10,
+		fixtureweb.ServerError:   2,
+		fixtureweb.NotFound:      1,
+		fixtureweb.RedirectChain: 2,
+		fixtureweb.RedirectLoop:  0.5,
+		fixtureweb.Huge:          0.5,
+		fixtureweb.NotHTML:       0.5,
+		fixtureweb.SlowDrip:      1.5,
+		fixtureweb.RateLimited:   2,
+	}
+}
+
+// FullPlan is the issue's chaos run: 10% flaky and 2% fatal sites, 1%
+// poison messages, 1% of claims killed, 5% duplicate deliveries, 1%
+// DynamoDB throttling, slow acknowledgements, and 1% lost ones (SQS's
+// DeleteMessage can fail like any call; the message then comes back after
+// its visibility timeout, which the pipeline must shrug off).
+func FullPlan() Plan {
+	return Plan{
+		Mix:           ChaosMix(),
+		PoisonRate:    0.01,
+		ThrottleRate:  0.01,
+		DuplicateRate: 0.05,
+		DropAckRate:   0.01,
+		AckDelay:      300 * time.Millisecond,
+		KillRate:      0.01,
+	}
+}
+
+// ShortPlan is the chaos run of make test: the same faults at rates that
+// make each fire several times in a few hundred tasks.
+func ShortPlan() Plan {
+	return Plan{
+		Mix:           ChaosMix(),
+		PoisonRate:    0.03,
+		ThrottleRate:  0.03,
+		DuplicateRate: 0.1,
+		DropAckRate:   0.02,
+		AckDelay:      200 * time.Millisecond,
+		KillRate:      0.03,
+	}
+}
+
+// Validate reports every problem of the plan at once.
+func (p Plan) Validate() error {
+	var errs []string
+	rates := []struct {
+		name string
+		v    float64
+	}{{"poison", p.PoisonRate}, {"throttle", p.ThrottleRate}, {"duplicate", p.DuplicateRate},
+		{"drop-ack", p.DropAckRate}, {"kill", p.KillRate}}
+	for _, r := range rates {
+		if math.IsNaN(r.v) || r.v < 0 || r.v > 1 {
+			errs = append(errs, fmt.Sprintf("%s rate %v outside 0..1", r.name, r.v))
+		}
+	}
+	if p.AckDelay < 0 || p.AckDelay > time.Minute {
+		errs = append(errs, fmt.Sprintf("ack delay %s outside 0..1m", p.AckDelay))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("chaos: plan: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// Poison returns how many poison messages the plan sends for sites input
+// lines: at least one when the rate is positive.
+func (p Plan) Poison(sites int) int {
+	if p.PoisonRate <= 0 {
+		return 0
+	}
+	return max(1, int(math.Round(p.PoisonRate*float64(sites))))
+}
+
+// FaultConfig is the injector configuration of the plan for a deployed
+// stack: DynamoDB throttling on the data plane for every caller, SQS
+// faults on the work queue, the kill rule on the scraper's claim.
+func (p Plan) FaultConfig(o demo.Outputs) fault.Config {
+	var c fault.Config
+	c.DynamoDB.ThrottleRate = p.ThrottleRate
+	queue := path.Base(o.WorkQueueURL)
+	if p.DuplicateRate > 0 || p.DropAckRate > 0 || p.AckDelay > 0 {
+		c.SQS = fault.SQSFaults{DuplicateRate: p.DuplicateRate, DropAckRate: p.DropAckRate,
+			AckDelay: fault.Duration(p.AckDelay), Queues: []string{queue}}
+	}
+	if p.KillRate > 0 {
+		c.Kill = []fault.KillRule{{Function: o.Functions["scraper"], Service: "dynamodb", Operation: "UpdateItem",
+			BodyContains: ClaimMarker, Rate: p.KillRate}}
+	}
+	return c
+}
