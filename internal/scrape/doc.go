@@ -11,13 +11,15 @@
 //   - normalizes the URL first (internal/weburl): http and https only, no
 //     credentials, no odd numeric hosts;
 //   - checks every connection at dial time, after DNS resolution, in
-//     net.Dialer.Control: loopback, private (RFC 1918), CGNAT, link-local,
-//     unique-local, unspecified, multicast, reserved, the cloud metadata
-//     endpoints, and the IPv4-mapped, NAT64 and 6to4 IPv6 forms of all of
-//     them are refused. Because the check runs on the address actually
-//     dialled, a redirect to such an address and DNS rebinding are refused
-//     the same way. The environment's HTTP proxy is ignored for the same
-//     reason;
+//     net.Dialer.Control, against an allow-list: only addresses that the
+//     IANA special-purpose registries call globally reachable (for IPv6,
+//     inside 2000::/3) may be dialled, judged through the IPv4-mapped,
+//     -translated, -compatible, NAT64, 6to4 and Teredo forms that embed an
+//     IPv4 address. The cloud metadata and credential endpoints are refused
+//     in every form, even with AllowPrivateNetworks. Because the check runs
+//     on the address actually dialled, a redirect to such an address and
+//     DNS rebinding are refused the same way. The environment's HTTP proxy
+//     is ignored for the same reason;
 //   - follows at most 5 redirects, each to http or https only;
 //   - bounds each attempt with Options.FetchTimeout and all attempts with
 //     the caller's context;

@@ -28,7 +28,8 @@ func TestBlockReason(t *testing.T) {
 		{"172.32.0.0", false},                          // just above 172.16/12
 		{"169.253.255.255", false},                     // just below link-local
 		{"223.255.255.255", false},                     // just below multicast
-		{"fbff:ffff:ffff:ffff::1", false},              // just below fc00::/7
+		{"2c0f:ffff::1", false},                        // public, near the end of 2000::/3
+		{"fbff:ffff:ffff:ffff::1", true},               // unassigned, outside 2000::/3
 		{"2001:db9::1", false},                         // just above documentation
 		{"2001:1::1", false},                           // just above Teredo
 		{"2001:0:4136:e378:8000:63bf:3fff:fdd2", true}, // Teredo
@@ -73,6 +74,30 @@ func TestBlockReason(t *testing.T) {
 		{"2002:a9fe:a9fe::1", true},                    // 6to4 of metadata
 		{"2001:db8::1", true},                          // documentation
 		{"100::1", true},                               // discard-only
+
+		// Issue 15 item 4: ranges the block list missed. The allow-list of
+		// IANA globally reachable ranges refuses them.
+		{"::ffff:0:7f00:1", true},                      // IPv4-translated (RFC 2765) loopback
+		{"::ffff:0:5db8:d822", true},                   // IPv4-translated: not a global form at all
+		{"3fff::1", true},                              // documentation (RFC 9637)
+		{"5f00::1", true},                              // SRv6 SIDs (RFC 9602)
+		{"2001:20::1", true},                           // ORCHIDv2: an identifier, not routable (RFC 7343)
+		{"2001:30::1", true},                           // DETs: identifiers (RFC 9374)
+		{"2001:2::1", true},                            // benchmarking (RFC 5180)
+		{"2001:10::1", true},                           // deprecated ORCHID
+		{"4000::1", true},                              // unassigned, outside 2000::/3
+		{"1.0.0.1", false},                             // an ordinary public IPv4 address
+		{"192.0.0.9", false},                           // PCP anycast: globally reachable inside 192.0.0.0/24
+		{"192.0.0.10", false},                          // TURN anycast
+		{"192.0.0.8", true},                            // IPv4 dummy address
+		{"192.31.196.1", false},                        // AS112-v4
+		{"2001:1::1", false},                           // PCP anycast: globally reachable inside 2001::/23
+		{"2001:3::1", false},                           // AMT
+		{"2001:4:112::1", false},                       // AS112-v6
+		{"2620:4f:8000::1", false},                     // AS112 direct delegation
+		{"64:ff9b::808:808", false},                    // NAT64 of 8.8.8.8
+		{"2002:808:808::1", false},                     // 6to4 of 8.8.8.8
+		{"2001:0:4136:e378:8000:63bf:f7f7:f7f7", true}, // Teredo, whatever it embeds
 	}
 	for _, tt := range tests {
 		t.Run(tt.addr, func(t *testing.T) {
@@ -111,6 +136,20 @@ func TestDialPolicy(t *testing.T) {
 		{"mapped metadata never", dialPolicy{allowPrivate: true}, "tcp6", "[::ffff:169.254.169.254]:80", false},
 		{"nat64 metadata never", dialPolicy{allowPrivate: true}, "tcp6", "[64:ff9b::a9fe:a9fe]:80", false},
 		{"v6 metadata never", dialPolicy{allowPrivate: true}, "tcp6", "[fd00:ec2::254]:80", false},
+		// Issue 15 item 4: the metadata rule must win over the row of the
+		// form that embeds the address, and cover the ECS and EKS
+		// credential endpoints.
+		{"compatible metadata never", dialPolicy{allowPrivate: true}, "tcp6", "[::a9fe:a9fe]:80", false},
+		{"local nat64 metadata never", dialPolicy{allowPrivate: true}, "tcp6", "[64:ff9b:1::a9fe:a9fe]:80", false},
+		{"translated metadata never", dialPolicy{allowPrivate: true}, "tcp6", "[::ffff:0:a9fe:a9fe]:80", false},
+		{"6to4 metadata never", dialPolicy{allowPrivate: true}, "tcp6", "[2002:a9fe:a9fe::1]:80", false},
+		{"teredo metadata never", dialPolicy{allowPrivate: true}, "tcp6", "[2001:0:4136:e378:8000:63bf:5601:5601]:80", false},
+		{"ecs credentials never", dialPolicy{allowPrivate: true}, "tcp4", "169.254.170.2:80", false},
+		{"eks pod identity never", dialPolicy{allowPrivate: true}, "tcp4", "169.254.170.23:80", false},
+		{"eks pod identity v6 never", dialPolicy{allowPrivate: true}, "tcp6", "[fd00:ec2::23]:80", false},
+		{"mapped ecs credentials never", dialPolicy{allowPrivate: true}, "tcp6", "[::ffff:169.254.170.2]:80", false},
+		{"other link-local allowed", dialPolicy{allowPrivate: true}, "tcp4", "169.254.1.1:80", true},
+		{"compatible loopback allowed", dialPolicy{allowPrivate: true}, "tcp6", "[::7f00:1]:80", true},
 		{"udp", dialPolicy{allowPrivate: true}, "udp4", "93.184.216.34:53", false},
 		{"garbage", dialPolicy{}, "tcp4", "not-an-address", false},
 	}
