@@ -1407,6 +1407,14 @@ func checkLambdaEnvironment(c *checker) {
 			if err := parse(getenv(vars)); err != nil {
 				c.errorf("%s: the function rejects its planned environment: %v", s.label(), err)
 			}
+			// The Go runtime's soft limit follows the memory size (issue 15
+			// item 1), below it.
+			mem, err := s.attr(inst.body(), "memory_size")
+			if mb, ok := number(mem); c.ok(err) && ok {
+				if got, want := getenv(vars)("GOMEMLIMIT"), fmt.Sprintf("%dMiB", int(mb*0.8)); got != want {
+					c.errorf("%s: GOMEMLIMIT %q, want %q for %v MB", s.label(), got, want, mb)
+				}
+			}
 		}
 	}
 	if parsed == 0 {

@@ -220,22 +220,23 @@ func (c *Client) fetch(ctx context.Context, u *url.URL) (Summary, error) {
 	if err != nil {
 		return Summary{}, c.classify(ctx, err)
 	}
-	capped := &capReader{r: body, left: c.opts.MaxBodyBytes}
-	sum, err := extractDocument(capped, ctype, resp.Request.URL)
+	sum, err := readPage(body, ctype, resp.Request.URL, c.opts.MaxBodyBytes)
 	if err != nil {
 		return Summary{}, c.classify(ctx, err)
 	}
 	sum.Status = resp.StatusCode
-	sum.Bytes = capped.n
-	sum.Truncated = capped.truncated
 	return sum, nil
 }
 
-// extractDocument checks that a body without a declared media type sniffs
-// as HTML, converts its charset to UTF-8 and extracts it. contentType is
-// the response's Content-Type header, possibly empty.
-func extractDocument(body io.Reader, contentType string, pageURL *url.URL) (Summary, error) {
-	br := bufio.NewReaderSize(body, 4096)
+// readPage reads at most maxBytes of body, checks that a body without a
+// declared media type sniffs as HTML, converts its charset to UTF-8 and
+// extracts it from at most maxBytes of UTF-8: a charset can triple the
+// size (x-user-defined turns each high byte into three bytes), and
+// neither cut is an error (Summary.Truncated). contentType is the
+// response's Content-Type header, possibly empty.
+func readPage(body io.Reader, contentType string, pageURL *url.URL, maxBytes int64) (Summary, error) {
+	raw := &capReader{r: body, left: maxBytes}
+	br := bufio.NewReaderSize(raw, 4096)
 	head, err := br.Peek(1024)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return Summary{}, fmt.Errorf("read body: %w", err)
@@ -249,8 +250,10 @@ func extractDocument(body io.Reader, contentType string, pageURL *url.URL) (Summ
 	// bytes, then a UTF-8 check (HTML §13.2.3.1 encoding sniffing).
 	enc, name, _ := charset.DetermineEncoding(head, contentType)
 	var r io.Reader = br
+	var decoded *capReader
 	if name != "utf-8" {
-		r = transform.NewReader(br, enc.NewDecoder())
+		decoded = &capReader{r: transform.NewReader(br, enc.NewDecoder()), left: maxBytes}
+		r = decoded
 	}
 	sum, err := Extract(r, pageURL)
 	if err != nil {
@@ -258,6 +261,8 @@ func extractDocument(body io.Reader, contentType string, pageURL *url.URL) (Summ
 		// corrupt compressed stream.
 		return Summary{}, fmt.Errorf("read body: %w", errors.Unwrap(err))
 	}
+	sum.Bytes = raw.n
+	sum.Truncated = sum.Truncated || raw.truncated || (decoded != nil && decoded.truncated)
 	return sum, nil
 }
 
@@ -297,7 +302,8 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 // classify gives a transport error its kind. Fatal are the failures that
 // the same request would hit again: blocked addresses, redirect problems,
 // a name that does not exist, a certificate that does not verify, an
-// encoding we did not ask for. Everything else (timeouts, resets, refused
+// encoding we did not ask for, a corrupt compressed stream, response
+// headers over the limit. Everything else (timeouts, resets, refused
 // connections, truncated bodies) is retryable.
 func (c *Client) classify(ctx context.Context, err error) error {
 	var ke *task.Error
@@ -312,9 +318,20 @@ func (c *Client) classify(ctx context.Context, err error) error {
 		dnsErr  *net.DNSError
 		certErr *tls.CertificateVerificationError
 	)
+	var corrupt flate.CorruptInputError
 	switch {
 	case errors.Is(err, ErrBlockedAddress), errors.Is(err, ErrTooManyRedirects),
 		errors.Is(err, ErrRedirectTarget), errors.Is(err, ErrContentEncoding):
+		return task.Fatal(err)
+	case errors.Is(err, gzip.ErrHeader), errors.Is(err, gzip.ErrChecksum),
+		errors.Is(err, zlib.ErrHeader), errors.Is(err, zlib.ErrChecksum), errors.As(err, &corrupt):
+		// The server sends the same broken stream again. A stream cut
+		// short (io.ErrUnexpectedEOF) is a connection problem instead.
+		return task.Fatal(err)
+	case strings.Contains(err.Error(), "server response headers exceeded"):
+		// Transport.MaxResponseHeaderBytes (64 KiB) was exceeded; net/http
+		// has no sentinel for it (transport.go readResponse), only this
+		// message. The same server sends the same headers again.
 		return task.Fatal(err)
 	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
 		return task.Fatal(err)

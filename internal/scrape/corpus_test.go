@@ -72,9 +72,8 @@ func loadCorpus(tb testing.TB) []corpusPage {
 // with "Content-Type: text/html" (charset from the page itself).
 func summarize(tb testing.TB, p corpusPage) Summary {
 	tb.Helper()
-	s, err := extractDocument(bytes.NewReader(p.body), "text/html", mustURL(tb, p.url))
+	s, err := readPage(bytes.NewReader(p.body), "text/html", mustURL(tb, p.url), DefaultMaxBodyBytes)
 	require.NoError(tb, err)
-	s.Bytes = int64(len(p.body))
 	return s
 }
 

@@ -61,19 +61,25 @@
 //     internal or external by registrable domain, and collects e-mail
 //     addresses (mailto: links and the visible text) and social profile
 //     links;
-//   - it also copies the raw markup of the few elements that carry the
-//     structured fields into a small fragment: the <html> start tag, the
-//     first <title>, the relevant <meta> tags, <link rel=canonical> and the
-//     first <h1> with its content, each capped (256 KiB in all);
-//   - goquery parses that fragment and extracts title, description,
-//     canonical URL, language and heading with selectors, so entity
-//     decoding, broken markup and inline elements in the heading follow the
-//     HTML parsing rules.
+//   - it reads the head fields from their tokens: <html lang>, the first
+//     <title>, the relevant <meta> tags and <link rel=canonical>, each
+//     value capped;
+//   - it rebuilds the first <h1> into a small fragment (tag names and text,
+//     never attributes; at most 32 elements deep and 16 KiB), which goquery
+//     parses so that inline elements and implied end tags follow the HTML
+//     parsing rules. If that parse fails, only the heading is lost.
 //
-// Measured peak heap for 5 MiB pages (BenchmarkExtractPeakHeap against
-// BenchmarkGoqueryDOMPeakHeap, the full-DOM design): a real-shaped shop
-// page 4-5 MiB against 38 MiB; a page of nothing but links 17 MiB against
-// 64 MiB, the whole budget; one 5 MiB text node 28 MiB against 33 MiB. The
-// last is the streaming design's worst case, because the tokenizer buffers
-// a whole token (its buffer doubles up to 8 MiB); MaxBodyBytes bounds it.
+// Nothing is copied raw, so a huge or deeply nested tag costs nothing in
+// the fragment. The tokenizer's buffer is capped at 1 MiB (SetMaxBuf),
+// which bounds one tag's attributes; a longer token ends the page as a
+// truncation. Charset conversion runs before a second cap of MaxBodyBytes
+// on the UTF-8 stream, because x-user-defined turns each high byte into
+// three bytes.
+//
+// Measured peak heap for 5 MiB pages (TestExtractPeakHeap,
+// TestHostilePagesPeakHeap; BenchmarkGoqueryDOMPeakHeap is the full-DOM
+// design for comparison): a real-shaped shop page 4 MiB against 38 MiB; a
+// page of nothing but links 13 MiB against 64 MiB; one 5 MiB text node
+// 2 MiB (cut at the token cap); a start tag with a million distinct
+// attribute names 21-31 MiB (it was 181-418 MiB before the token cap).
 package scrape

@@ -2,6 +2,7 @@ package scrape
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -33,13 +34,26 @@ const (
 	maxSocialURLBytes   = 300
 )
 
-// Bounds of the fragment handed to goquery.
+// Bounds of the streaming pass.
 const (
-	maxFragmentBytes = 256 << 10
-	maxTitleRaw      = 4 << 10
-	maxH1Raw         = 16 << 10
-	maxMetaTags      = 100
-	maxDomainCache   = 512
+	// maxTokenBytes bounds the tokenizer's buffer (html.Tokenizer
+	// SetMaxBuf), and with it the memory of one tag's attributes: a token
+	// longer than this ends the page as a truncation. Real pages stay far
+	// below it; the longest tokens are inline scripts and data URIs.
+	maxTokenBytes = 1 << 20
+	// maxTitleRaw and maxMetaValue bound the raw text kept for the title
+	// and a meta value, a few times the stored field.
+	maxTitleRaw  = 4 << 10
+	maxMetaValue = 4 << 10
+	// maxH1Fragment bounds the rebuilt markup of the first heading, and
+	// maxH1Depth the elements nested in it: deeper start tags are dropped
+	// with their end tags (their text is kept), so the fragment never
+	// meets the HTML parser's limit of 512 open elements.
+	maxH1Fragment  = 16 << 10
+	maxH1Depth     = 32
+	maxMetaTags    = 100
+	maxCanonicals  = 8
+	maxDomainCache = 512
 )
 
 // Summary is what the scraper stores about a page. Every string and list is
@@ -77,8 +91,10 @@ type Summary struct {
 	// Bytes is the size of the body read, after decompression and before
 	// charset conversion.
 	Bytes int64 `json:"bytes"`
-	// Truncated says the body was longer than the client's MaxBodyBytes
-	// and the summary describes only its first MaxBodyBytes.
+	// Truncated says the summary describes only a prefix of the body: it
+	// was longer than the client's MaxBodyBytes (before or after charset
+	// conversion to UTF-8), or one of its tokens was longer than the
+	// tokenizer's 1 MiB buffer.
 	Truncated bool `json:"truncated"`
 	// Trimmed says MarshalBounded dropped list entries or shortened strings
 	// to fit task.MaxResultBytes.
@@ -95,17 +111,22 @@ type Social struct {
 // Extract reads an HTML document (UTF-8; the Client converts other
 // charsets first) and summarizes it. pageURL is the document's address: it
 // resolves relative links and decides which links are internal. Extract
-// reads r to the end; it fails only when r does.
+// reads r to the end, or to the first token longer than 1 MiB (then the
+// summary says Truncated); it fails only when r does.
 func Extract(r io.Reader, pageURL *url.URL) (Summary, error) {
 	e := newExtractor(pageURL)
 	z := html.NewTokenizer(r)
+	z.SetMaxBuf(maxTokenBytes)
 	for {
 		switch tt := z.Next(); tt {
 		case html.ErrorToken:
-			if err := z.Err(); err != io.EOF {
+			switch err := z.Err(); {
+			case errors.Is(err, html.ErrBufferExceeded):
+				e.sum.Truncated = true
+			case err != io.EOF:
 				return Summary{}, fmt.Errorf("scrape: extract: %w", err)
 			}
-			return e.finish()
+			return e.finish(), nil
 		case html.StartTagToken, html.SelfClosingTagToken:
 			e.startTag(z, tt == html.SelfClosingTagToken)
 		case html.EndTagToken:
@@ -117,9 +138,9 @@ func Extract(r io.Reader, pageURL *url.URL) (Summary, error) {
 }
 
 // extractor is the streaming pass. It counts and collects from every token,
-// and copies the raw markup of the few elements that carry the structured
-// fields (html, title, meta, link, the first h1) into a small fragment that
-// goquery parses at the end. See the package documentation for why.
+// reads the head fields (lang, title, meta, canonical) from their tokens,
+// and rebuilds the first h1 into a small fragment that goquery parses at
+// the end. See the package documentation for why.
 type extractor struct {
 	sum        Summary
 	page       *url.URL
@@ -135,12 +156,18 @@ type extractor struct {
 	svgDepth      int
 	lastSpace     bool
 
-	htmlTag  []byte // raw first <html> start tag
-	head     []byte // raw title, meta and link tags
-	h1       []byte // raw tokens of the first h1
-	titleRaw int    // -1 before the first title, 1 inside it, 0 after
-	h1State  int    // -1 before the first h1, 1 inside it, 0 after
-	metas    int
+	htmlSeen   bool
+	htmlLang   string
+	title      []byte            // text of the first <title>, unescaped
+	titleState int               // -1 before the first title, 1 inside it, 0 after
+	metas      map[string]string // first content per meta key (lowercase)
+	metaCount  int
+	canonicals []string // hrefs of <link rel=canonical>, in order
+
+	h1        []byte // the first h1, rebuilt: tag names and raw text
+	h1State   int    // -1 before the first h1, 1 inside it, 0 after
+	h1Depth   int    // elements open inside the h1 in the fragment
+	h1Dropped int    // start tags dropped beyond maxH1Depth, still open
 
 	emails  map[string]bool
 	socials map[string]bool
@@ -148,14 +175,15 @@ type extractor struct {
 
 func newExtractor(page *url.URL) *extractor {
 	e := &extractor{
-		page:      page,
-		base:      page,
-		domains:   make(map[string]string),
-		lastSpace: true,
-		titleRaw:  -1,
-		h1State:   -1,
-		emails:    make(map[string]bool),
-		socials:   make(map[string]bool),
+		page:       page,
+		base:       page,
+		domains:    make(map[string]string),
+		lastSpace:  true,
+		titleState: -1,
+		h1State:    -1,
+		metas:      make(map[string]string),
+		emails:     make(map[string]bool),
+		socials:    make(map[string]bool),
 	}
 	shown := *page
 	shown.Fragment, shown.RawFragment = "", ""
@@ -174,56 +202,45 @@ var rawTextTags = map[string]bool{
 }
 
 func (e *extractor) startTag(z *html.Tokenizer, selfClosing bool) {
-	// The raw markup is what goquery will parse. (TagAttr copies what it
-	// returns, so raw stays intact while the attributes are read.)
 	raw := z.Raw()
 	name := tagName(raw)
 	if rawTextTags[name] {
 		e.rawTag = name
 	}
 	if e.h1State == 1 {
-		if name == "h1" || e.rawTag != "" {
-			// A nested <h1> closes the first one in the HTML parser; script
-			// and style content would pollute the heading's text.
-			if name == "h1" {
-				e.h1State = 0
-			}
-		} else {
-			e.h1 = appendCapped(e.h1, raw, maxH1Raw)
+		switch {
+		case name == "h1":
+			// A nested <h1> closes the first one in the HTML parser.
+			e.h1State = 0
+		case e.rawTag == "":
+			// Script and style content would pollute the heading's text.
+			e.h1StartTag(z, selfClosing)
 		}
 	}
 	switch name {
 	case "html":
-		if e.htmlTag == nil {
-			e.htmlTag = append([]byte(nil), raw...)
-		}
-	case "title":
-		if e.titleRaw == -1 && e.svgDepth == 0 {
-			e.titleRaw = 1
-			e.head = appendCapped(e.head, raw, maxFragmentBytes)
-		}
-	case "meta":
-		if e.metas < maxMetaTags {
-			mark := len(e.head)
-			e.head = appendCapped(e.head, raw, maxFragmentBytes)
-			if !e.keepMeta(z) {
-				e.head = e.head[:mark]
-			} else {
-				e.metas++
+		if !e.htmlSeen {
+			e.htmlSeen = true
+			if v, ok := attr(z, "lang"); ok {
+				e.htmlLang = task.Truncate(v, 4*maxLangBytes)
 			}
 		}
-		return
-	case "link":
-		mark := len(e.head)
-		e.head = appendCapped(e.head, raw, maxFragmentBytes)
-		if !relHasCanonical(z) {
-			e.head = e.head[:mark]
+	case "title":
+		if e.titleState == -1 && e.svgDepth == 0 {
+			e.titleState = 1
 		}
-		return
+	case "meta":
+		if e.metaCount < maxMetaTags {
+			e.meta(z)
+		}
+	case "link":
+		if len(e.canonicals) < maxCanonicals {
+			e.canonicalLink(z)
+		}
 	case "h1":
 		if e.h1State == -1 && e.templateDepth == 0 && e.svgDepth == 0 {
 			e.h1State = 1
-			e.h1 = appendCapped(e.h1, raw, maxH1Raw)
+			e.h1 = append(e.h1, "<h1>"...)
 		}
 	case "template":
 		if !selfClosing {
@@ -246,6 +263,66 @@ func (e *extractor) startTag(z *html.Tokenizer, selfClosing bool) {
 	}
 }
 
+// voidElements have no end tag (HTML §13.1.2): they open nothing.
+var voidElements = map[string]bool{
+	"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true, "img": true,
+	"input": true, "link": true, "meta": true, "source": true, "track": true, "wbr": true,
+}
+
+// h1StartTag adds a start tag inside the first h1 to the fragment, by name
+// only: the parser needs the element to apply its rules (a <p> or <h2>
+// closes the heading), never the attributes, which could be megabytes.
+func (e *extractor) h1StartTag(z *html.Tokenizer, selfClosing bool) {
+	n, _ := z.TagName()
+	void := selfClosing || voidElements[string(n)]
+	if !void && e.h1Depth >= maxH1Depth {
+		e.h1Dropped++
+		return
+	}
+	if !validTagName(n) || len(e.h1)+len(n)+2 > maxH1Fragment {
+		if !void {
+			e.h1Dropped++
+		}
+		return
+	}
+	e.h1 = append(e.h1, '<')
+	e.h1 = append(e.h1, n...)
+	e.h1 = append(e.h1, '>')
+	if !void {
+		e.h1Depth++
+	}
+}
+
+// h1EndTag adds the end tag of an element opened in the fragment.
+func (e *extractor) h1EndTag(z *html.Tokenizer) {
+	if e.h1Dropped > 0 {
+		e.h1Dropped--
+		return
+	}
+	n, _ := z.TagName()
+	if e.h1Depth == 0 || !validTagName(n) || len(e.h1)+len(n)+3 > maxH1Fragment {
+		return // a stray end tag: the parser would ignore or misplace it
+	}
+	e.h1 = append(e.h1, "</"...)
+	e.h1 = append(e.h1, n...)
+	e.h1 = append(e.h1, '>')
+	e.h1Depth--
+}
+
+// validTagName accepts the names the fragment may repeat: ASCII letters,
+// digits and hyphens, starting with a letter.
+func validTagName(n []byte) bool {
+	if len(n) == 0 || len(n) > 32 || n[0] < 'a' || n[0] > 'z' {
+		return false
+	}
+	for _, c := range n {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 func (e *extractor) endTag(z *html.Tokenizer) {
 	raw := z.Raw()
 	name := tagName(raw)
@@ -253,14 +330,12 @@ func (e *extractor) endTag(z *html.Tokenizer) {
 	e.rawTag = ""
 	switch name {
 	case "title":
-		if e.titleRaw == 1 {
-			e.titleRaw = 0
-			e.head = append(e.head, raw...)
+		if e.titleState == 1 {
+			e.titleState = 0
 		}
 	case "h1":
 		if e.h1State == 1 {
 			e.h1State = 0
-			e.h1 = append(e.h1, raw...)
 		}
 	case "template":
 		if e.templateDepth > 0 {
@@ -272,21 +347,24 @@ func (e *extractor) endTag(z *html.Tokenizer) {
 		}
 	default:
 		if e.h1State == 1 && !wasRaw {
-			e.h1 = appendCapped(e.h1, raw, maxH1Raw)
+			e.h1EndTag(z)
 		}
 	}
 }
 
 func (e *extractor) text(z *html.Tokenizer) {
-	raw := z.Raw() // Text() unescapes in place, so copy the raw text first
 	switch {
-	case e.rawTag == "title" && e.titleRaw == 1:
-		e.head = appendCapped(e.head, raw, min(len(e.head)+maxTitleRaw, maxFragmentBytes))
+	case e.rawTag == "title" && e.titleState == 1:
+		// Title is RCDATA: Text unescapes its character references.
+		e.title = appendCapped(e.title, z.Text(), maxTitleRaw)
 		return
 	case e.rawTag != "":
 		return
 	case e.h1State == 1:
-		e.h1 = appendCapped(e.h1, raw, maxH1Raw)
+		// The raw text, whose references the fragment parser decodes.
+		// (Text unescapes in place, so the copy comes first.) Cutting it
+		// at the cap leaves at worst a partial reference, never a tag.
+		e.h1 = appendCapped(e.h1, z.Raw(), maxH1Fragment)
 	}
 	if e.templateDepth > 0 {
 		return
@@ -335,33 +413,74 @@ func (e *extractor) countText(t []byte) {
 	e.lastSpace = last
 }
 
-// keepMeta reports whether a <meta> carries a field the summary uses.
-func (e *extractor) keepMeta(z *html.Tokenizer) bool {
+// metaKeys are the meta names (name, property or http-equiv) whose content
+// the summary uses.
+var metaKeys = map[string]bool{
+	"description": true, "og:description": true, "twitter:description": true,
+	"og:title": true, "content-language": true,
+}
+
+// meta records the content of a <meta> that carries a field the summary
+// uses, the first one per key.
+func (e *extractor) meta(z *html.Tokenizer) {
+	var key, content string
+	hasContent := false
 	for more := true; more; {
 		var k, v []byte
 		k, v, more = z.TagAttr()
 		switch string(k) {
 		case "name", "property", "http-equiv":
-			switch strings.ToLower(strings.TrimSpace(string(v))) {
-			case "description", "og:description", "twitter:description", "og:title", "content-language":
-				return true
+			if key == "" && len(v) <= 64 {
+				if kk := strings.ToLower(strings.TrimSpace(string(v))); metaKeys[kk] {
+					key = kk
+				}
+			}
+		case "content":
+			if !hasContent {
+				hasContent = true
+				content = strings.TrimSpace(string(v[:min(len(v), maxMetaValue)]))
 			}
 		}
 	}
-	return false
+	if key == "" || content == "" {
+		return
+	}
+	e.metaCount++
+	if _, seen := e.metas[key]; !seen {
+		e.metas[key] = content
+	}
 }
 
-func relHasCanonical(z *html.Tokenizer) bool {
-	v, ok := attr(z, "rel")
-	if !ok {
-		return false
-	}
-	for _, f := range strings.Fields(v) {
-		if strings.EqualFold(f, "canonical") {
-			return true
+// canonicalLink records the href of a <link rel=canonical>.
+func (e *extractor) canonicalLink(z *html.Tokenizer) {
+	var rel, href string
+	hasRel, hasHref := false, false
+	for more := true; more; {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		switch string(k) {
+		case "rel":
+			if !hasRel {
+				hasRel, rel = true, string(v[:min(len(v), 256)])
+			}
+		case "href":
+			if !hasHref {
+				hasHref = true
+				if len(v) <= maxURLBytes {
+					href = string(v)
+				}
+			}
 		}
 	}
-	return false
+	if href == "" {
+		return
+	}
+	for _, f := range strings.Fields(rel) {
+		if strings.EqualFold(f, "canonical") {
+			e.canonicals = append(e.canonicals, href)
+			return
+		}
+	}
 }
 
 // baseTag applies the first <base href>: later relative links resolve
@@ -578,87 +697,53 @@ func (e *extractor) domain(host string) string {
 	return d
 }
 
-// The selectors of the structured fields, compiled once: compiling them
-// per page cost more allocations than parsing the fragment.
-var (
-	selTitle = cascadia.MustCompile("title")
-	selH1    = cascadia.MustCompile("h1")
-	selHTML  = cascadia.MustCompile("html")
-	selLink  = cascadia.MustCompile("link[rel][href]")
-	selMeta  = cascadia.MustCompile("meta[content]")
-)
+// selH1 is compiled once: compiling it per page cost more allocations than
+// parsing the fragment.
+var selH1 = cascadia.MustCompile("h1")
 
-// finish parses the collected fragment with goquery and fills in the
-// structured fields.
-func (e *extractor) finish() (Summary, error) {
-	if e.titleRaw == 1 {
-		e.head = append(e.head, "</title>"...)
-	}
-	frag := make([]byte, 0, len(e.htmlTag)+len(e.head)+len(e.h1)+64)
-	if e.htmlTag != nil {
-		frag = append(frag, e.htmlTag...)
-	} else {
-		frag = append(frag, "<html>"...)
-	}
-	frag = append(frag, "<head>"...)
-	frag = append(frag, e.head...)
-	frag = append(frag, "</head><body>"...)
-	frag = append(frag, e.h1...)
-	frag = append(frag, "</body></html>"...)
-	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(frag))
-	if err != nil {
-		return Summary{}, fmt.Errorf("scrape: extract: parse fragment: %w", err)
-	}
+// finish fills in the structured fields. Only the heading needs an HTML
+// parser (an inline element, an implied end tag); if its fragment fails to
+// parse, the heading alone is lost.
+func (e *extractor) finish() Summary {
 	s := e.sum
-	s.Title = clean(doc.FindMatcher(selTitle).First().Text(), maxTitleBytes)
+	s.Title = clean(string(e.title), maxTitleBytes)
 	if s.Title == "" {
-		s.Title = clean(metaContent(doc, "og:title"), maxTitleBytes)
+		s.Title = clean(e.metas["og:title"], maxTitleBytes)
 	}
-	s.Description = clean(metaContent(doc, "description", "og:description", "twitter:description"), maxDescriptionBytes)
-	s.H1 = clean(doc.FindMatcher(selH1).First().Text(), maxH1Bytes)
-	s.Lang = cleanLang(doc.FindMatcher(selHTML).AttrOr("lang", ""))
+	for _, k := range []string{"description", "og:description", "twitter:description"} {
+		if v := e.metas[k]; v != "" {
+			s.Description = clean(v, maxDescriptionBytes)
+			break
+		}
+	}
+	s.Lang = cleanLang(e.htmlLang)
 	if s.Lang == "" {
-		s.Lang = cleanLang(metaContent(doc, "content-language"))
+		s.Lang = cleanLang(e.metas["content-language"])
 	}
-	doc.FindMatcher(selLink).EachWithBreak(func(_ int, l *goquery.Selection) bool {
-		u, err := e.base.Parse(strings.TrimSpace(l.AttrOr("href", "")))
+	for _, href := range e.canonicals {
+		u, err := e.base.Parse(strings.TrimSpace(href))
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return true
+			continue
 		}
 		u.Fragment, u.RawFragment = "", ""
 		if c := u.String(); len(c) <= maxURLBytes && utf8.ValidString(c) {
 			s.Canonical = c
-			return false
-		}
-		return true
-	})
-	return s, nil
-}
-
-// metaContent returns the content of the first meta whose name, property
-// or http-equiv is keys[0]; failing that keys[1], and so on. HTML matches
-// these names case-insensitively, which attribute selectors do not, hence
-// the filter.
-func metaContent(doc *goquery.Document, keys ...string) string {
-	metas := doc.FindMatcher(selMeta)
-	for _, key := range keys {
-		var found string
-		metas.EachWithBreak(func(_ int, m *goquery.Selection) bool {
-			for _, a := range []string{"name", "property", "http-equiv"} {
-				if v, ok := m.Attr(a); ok && strings.EqualFold(strings.TrimSpace(v), key) {
-					if c := strings.TrimSpace(m.AttrOr("content", "")); c != "" {
-						found = c
-						return false
-					}
-				}
-			}
-			return true
-		})
-		if found != "" {
-			return found
+			break
 		}
 	}
-	return ""
+	if len(e.h1) > 0 {
+		frag := make([]byte, 0, len(e.h1)+32)
+		frag = append(frag, "<html><body>"...)
+		frag = append(frag, e.h1...)
+		frag = append(frag, "</h1></body></html>"...)
+		// A parse error costs the heading and nothing else (issue 15 item
+		// 2): the fragment is rebuilt within maxH1Depth, so the parser's
+		// nesting limit, its one failure on a bytes.Reader, cannot be hit.
+		if doc, err := goquery.NewDocumentFromReader(bytes.NewReader(frag)); err == nil {
+			s.H1 = clean(doc.FindMatcher(selH1).First().Text(), maxH1Bytes)
+		}
+	}
+	return s
 }
 
 // clean makes page text fit for storage: valid UTF-8, no control

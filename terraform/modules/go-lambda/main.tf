@@ -27,6 +27,13 @@ locals {
     Action   = s.actions
     Resource = s.resources
   }]
+
+  # The Go runtime's soft memory limit, so the collector works harder
+  # before the function reaches its memory size instead of being killed at
+  # it (https://go.dev/doc/gc-guide#Memory_limit). 80% leaves room for
+  # what the limit does not see: the binary's mapped text, C stacks and
+  # the kernel's buffers for the process. The caller may set its own.
+  environment = merge({ GOMEMLIMIT = "${floor(var.memory_size * 0.8)}MiB" }, var.environment)
 }
 
 # tfsec:ignore:aws-cloudwatch-log-group-customer-key -- CloudWatch Logs encrypts every log group at rest by default. A customer key would need a key policy for the logs service principal, which this module does not own; the logs hold task URLs and error text, no secrets.
@@ -75,7 +82,7 @@ resource "aws_lambda_function" "this" {
   reserved_concurrent_executions = var.reserved_concurrent_executions
 
   environment {
-    variables = var.environment
+    variables = local.environment
   }
 
   logging_config {
