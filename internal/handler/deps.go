@@ -16,6 +16,16 @@ type PageScraper interface {
 	Scrape(ctx context.Context, rawURL string) (json.RawMessage, error)
 }
 
+// ResultWriter stores a task's site document (site.Document JSON, as
+// site.Document.Marshal returns it) and reports where: the object key and
+// the hex SHA-256 of the bytes it stored. It must be idempotent: the same
+// runID and taskID always name the same object, so a retry or a duplicate
+// delivery overwrites it with the same content, and the fenced Finish
+// stays the one write that decides the outcome.
+type ResultWriter interface {
+	Put(ctx context.Context, runID, taskID string, doc []byte) (key, sha256 string, err error)
+}
+
 // PoisonForwarder sends a message that cannot be processed to the work
 // DLQ (*sqsqueue.Forwarder).
 type PoisonForwarder interface {
