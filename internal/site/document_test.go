@@ -66,7 +66,7 @@ func fullDocument() *Document {
 			ContentType: "text/html; charset=utf-8", Bytes: 1234, FetchedAt: at, FetchMillis: 12, Language: "de",
 			Title: "Acme", Description: "Widgets", H1: "Willkommen", Canonical: "https://www.acme.example/",
 			Alternates: []Alternate{{Hreflang: "x-default", URL: "https://www.acme.example/"}},
-			Text: "Wir bauen Widgets.", Markdown: "# Willkommen\n\nWir bauen Widgets.", ContentError: "",
+			Text:       "Wir bauen Widgets.", Markdown: "# Willkommen\n\nWir bauen Widgets.", ContentError: "",
 			ContentTruncated: true, TextLength: 99, InternalLinks: 3, ExternalLinks: 1, Truncated: true,
 		}, {
 			URL: "https://www.acme.example/kontakt", FinalURL: "https://www.acme.example/kontakt", Role: RoleContact,
