@@ -15,6 +15,7 @@ import (
 	"github.com/andybalholm/cascadia"
 	"golang.org/x/net/html"
 
+	"github.com/taskpipe/taskpipe/internal/site"
 	"github.com/taskpipe/taskpipe/internal/task"
 	"github.com/taskpipe/taskpipe/internal/weburl"
 )
@@ -706,13 +707,13 @@ var selH1 = cascadia.MustCompile("h1")
 // parse, the heading alone is lost.
 func (e *extractor) finish() Summary {
 	s := e.sum
-	s.Title = clean(string(e.title), maxTitleBytes)
+	s.Title = site.CleanText(string(e.title), maxTitleBytes)
 	if s.Title == "" {
-		s.Title = clean(e.metas["og:title"], maxTitleBytes)
+		s.Title = site.CleanText(e.metas["og:title"], maxTitleBytes)
 	}
 	for _, k := range []string{"description", "og:description", "twitter:description"} {
 		if v := e.metas[k]; v != "" {
-			s.Description = clean(v, maxDescriptionBytes)
+			s.Description = site.CleanText(v, maxDescriptionBytes)
 			break
 		}
 	}
@@ -740,36 +741,10 @@ func (e *extractor) finish() Summary {
 		// 2): the fragment is rebuilt within maxH1Depth, so the parser's
 		// nesting limit, its one failure on a bytes.Reader, cannot be hit.
 		if doc, err := goquery.NewDocumentFromReader(bytes.NewReader(frag)); err == nil {
-			s.H1 = clean(doc.FindMatcher(selH1).First().Text(), maxH1Bytes)
+			s.H1 = site.CleanText(doc.FindMatcher(selH1).First().Text(), maxH1Bytes)
 		}
 	}
 	return s
-}
-
-// clean makes page text fit for storage: valid UTF-8, no control
-// characters, whitespace runs collapsed to one space, at most max bytes.
-func clean(s string, max int) string {
-	var b strings.Builder
-	b.Grow(min(len(s), max+4))
-	space := false
-	for _, r := range strings.ToValidUTF8(s, "") {
-		switch {
-		case unicode.IsSpace(r):
-			space = b.Len() > 0
-			continue
-		case unicode.IsControl(r), r == utf8.RuneError, unicode.Is(unicode.Cf, r) && r != '\u200d':
-			continue
-		}
-		if space {
-			b.WriteByte(' ')
-			space = false
-		}
-		if b.Len()+utf8.RuneLen(r) > max {
-			break
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // cleanLang keeps a language tag's first token when it looks like BCP 47.

@@ -1,0 +1,425 @@
+package site
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"unicode"
+
+	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
+	trafilatura "github.com/markusmobius/go-trafilatura"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// Bounds of main-content extraction. go-trafilatura holds the page's DOM
+// four times over (it clones it for its fallbacks) and allocates about
+// 1.4 KB per element of a dense page, and it cannot be cancelled; so its
+// input is bounded instead: a cleaned copy of the page's first
+// MaxContentInput bytes with at most maxContentElements elements, which
+// real pages stay below (docs/extraction.md, peak heap).
+const (
+	// MaxContentInput is the prefix of a page (UTF-8) the extractor reads.
+	MaxContentInput = 2 << 20
+	// maxContentElements and maxCleanBytes bound the cleaned copy: a
+	// dense page costs go-trafilatura about 2.5 KB of heap per element,
+	// a text-heavy one about 40 bytes per byte.
+	maxContentElements = 12000
+	maxCleanBytes      = 512 << 10
+	// maxContentDepth bounds the nesting of the cleaned copy, well below
+	// x/net/html's limit of 512 open elements (the parser adds implied
+	// elements of its own).
+	maxContentDepth = 200
+	// maxContentAttrs and maxAttrValue bound what an element keeps.
+	maxContentAttrs = 10
+	maxAttrValue    = 512
+	maxHrefValue    = 2048
+	// maxContentToken bounds one token of the page (the tokenizer's buffer).
+	maxContentToken = 1 << 20
+	// maxTextBytes and maxMarkdownBytes bound the document's fields.
+	maxTextBytes     = 256 << 10
+	maxMarkdownBytes = 384 << 10
+)
+
+// ErrNoContent means the extractor found no main content on the page.
+var ErrNoContent = errors.New("no main content found")
+
+// Content is the main content of one page.
+type Content struct {
+	// Text is the main content as plain text, one block per line.
+	Text string
+	// Markdown is the main content as Markdown.
+	Markdown string
+	// Truncated says the content was extracted from a prefix of the page:
+	// it had more bytes, elements or nesting than the input bounds.
+	Truncated bool
+	// Organizations are the schema.org organisations marked up with
+	// microdata in the page's prefix.
+	Organizations []Organization
+}
+
+// contentSlot lets one extraction run at a time: a run that outlives its
+// context (go-trafilatura takes no context) keeps the slot until it ends,
+// so an abandoned run and a new one never hold two DOMs at once.
+var contentSlot = make(chan struct{}, 1)
+
+// ExtractContent finds the main content of page (UTF-8 HTML; only its first
+// MaxContentInput bytes are read) with go-trafilatura: navigation,
+// headers, footers, cookie banners and sidebars removed. It returns
+// ErrNoContent when there is none, and ctx's error when ctx ends first;
+// either way Content may still carry microdata organisations.
+func ExtractContent(ctx context.Context, page []byte, pageURL *url.URL) (Content, error) {
+	select {
+	case contentSlot <- struct{}{}:
+	case <-ctx.Done():
+		return Content{}, fmt.Errorf("site: extract content: waiting for the extractor: %w", ctx.Err())
+	}
+	type result struct {
+		c   Content
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() { <-contentSlot }()
+		defer func() {
+			if r := recover(); r != nil {
+				done <- result{err: fmt.Errorf("site: extract content: extractor panicked: %v", r)}
+			}
+		}()
+		c, err := extractContent(page, pageURL)
+		done <- result{c, err}
+	}()
+	select {
+	case r := <-done:
+		return r.c, r.err
+	case <-ctx.Done():
+		return Content{}, fmt.Errorf("site: extract content: %w", ctx.Err())
+	}
+}
+
+// contentOptions is the go-trafilatura configuration: no fallback
+// extractors (they halve the speed and did not help on the corpus),
+// FavorRecall (the best F1 there), no comments, no date search, links
+// kept so the Markdown has them (docs/extraction.md).
+func contentOptions(u *url.URL) trafilatura.Options {
+	return trafilatura.Options{
+		OriginalURL:     u,
+		Focus:           trafilatura.FavorRecall,
+		ExcludeComments: true,
+		IncludeLinks:    true,
+		HtmlDateMode:    trafilatura.Disabled,
+	}
+}
+
+func extractContent(page []byte, pageURL *url.URL) (Content, error) {
+	var c Content
+	clean, truncated := cleanHTML(page)
+	c.Truncated = truncated
+	doc, err := html.Parse(bytes.NewReader(clean))
+	if err != nil {
+		// cleanHTML keeps the nesting below the parser's limit, and the
+		// reader cannot fail; this is a bug, reported as such.
+		return c, fmt.Errorf("site: extract content: parse cleaned page: %w", err)
+	}
+	c.Organizations = microdata(doc, pageURL)
+	res, err := trafilatura.ExtractDocument(doc, contentOptions(pageURL))
+	if err != nil || res == nil || res.ContentNode == nil {
+		return c, fmt.Errorf("site: extract content: %w", ErrNoContent)
+	}
+	body := res.ContentNode
+	c.Text = truncateUTF8(stripHeadline(body, res.ContentText), maxTextBytes)
+	dropHeadline(body)
+	if strings.TrimSpace(c.Text) == "" {
+		return Content{Truncated: truncated, Organizations: c.Organizations}, fmt.Errorf("site: extract content: %w", ErrNoContent)
+	}
+	md, err := htmltomarkdown.ConvertNode(body)
+	if err != nil {
+		return c, fmt.Errorf("site: extract content: markdown: %w", err)
+	}
+	c.Markdown = truncateUTF8(string(md), maxMarkdownBytes)
+	return c, nil
+}
+
+// dropHeadline removes the content's first heading when it comes before
+// any text, and figure captions: the document keeps the page's title and
+// h1 in fields of their own, so the main text is the body after them.
+// (Article benchmarks follow the same convention: docs/extraction.md.)
+func dropHeadline(body *html.Node) {
+	var remove []*html.Node
+	seenText := false
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			switch {
+			case ch.Type == html.ElementNode && ch.DataAtom == atom.Figcaption:
+				remove = append(remove, ch)
+			case ch.Type == html.ElementNode && ch.DataAtom == atom.H1 && !seenText:
+				remove = append(remove, ch)
+				seenText = true
+			case ch.Type == html.TextNode && strings.TrimSpace(ch.Data) != "":
+				seenText = true
+			default:
+				walk(ch)
+			}
+		}
+	}
+	walk(body)
+	for _, n := range remove {
+		n.Parent.RemoveChild(n)
+	}
+}
+
+// stripHeadline removes from text, go-trafilatura's ContentText, the
+// content's leading headline and its figure captions (see dropHeadline).
+// ContentText is computed before the library's last clean-up of
+// ContentNode, which drops some text, so the text is edited, not
+// re-rendered from the node.
+func stripHeadline(body *html.Node, text string) string {
+	var heads, captions []string
+	seenText := false
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			switch {
+			case ch.Type == html.ElementNode && ch.DataAtom == atom.Figcaption:
+				captions = append(captions, strings.TrimSpace(renderText(ch)))
+			case ch.Type == html.ElementNode && ch.DataAtom == atom.H1 && !seenText:
+				heads = append(heads, strings.TrimSpace(renderText(ch)))
+				seenText = true
+			case ch.Type == html.TextNode && strings.TrimSpace(ch.Data) != "":
+				seenText = true
+			default:
+				walk(ch)
+			}
+		}
+	}
+	walk(body)
+	text = strings.TrimSpace(text)
+	for _, h := range heads {
+		if h != "" {
+			text = strings.TrimSpace(strings.TrimPrefix(text, h))
+		}
+	}
+	for _, c := range captions {
+		if c != "" {
+			text = strings.Replace(text, c, "", 1)
+		}
+	}
+	return text
+}
+
+// blockElements start a new line in the plain text.
+var blockElements = map[atom.Atom]bool{
+	atom.Address: true, atom.Article: true, atom.Aside: true, atom.Blockquote: true, atom.Br: true,
+	atom.Dd: true, atom.Details: true, atom.Div: true, atom.Dl: true, atom.Dt: true, atom.Figure: true,
+	atom.Footer: true, atom.Form: true, atom.H1: true, atom.H2: true, atom.H3: true, atom.H4: true,
+	atom.H5: true, atom.H6: true, atom.Header: true, atom.Hr: true, atom.Li: true, atom.Main: true,
+	atom.Nav: true, atom.Ol: true, atom.P: true, atom.Pre: true, atom.Section: true, atom.Summary: true,
+	atom.Table: true, atom.Td: true, atom.Th: true, atom.Tr: true, atom.Ul: true,
+}
+
+// renderText is the plain text of n: each block element on its own line,
+// whitespace runs collapsed, blank lines dropped.
+func renderText(n *html.Node) string {
+	var b strings.Builder
+	space := false
+	newline := func() {
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte('\n')
+		}
+		space = false
+	}
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		switch n.Type {
+		case html.TextNode:
+			for _, r := range n.Data {
+				if unicode.IsSpace(r) {
+					space = true
+					continue
+				}
+				if space && b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+					b.WriteByte(' ')
+				}
+				space = false
+				b.WriteRune(r)
+			}
+			return
+		case html.ElementNode:
+			if blockElements[n.DataAtom] {
+				newline()
+				defer newline()
+			} else if n.DataAtom == atom.Td || n.DataAtom == atom.Th {
+				space = true
+			}
+		}
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			walk(ch)
+		}
+	}
+	walk(n)
+	return strings.TrimSpace(b.String())
+}
+
+// skipSubtree are elements whose content is never main text (scripts,
+// styles, embedded documents and graphics, form widgets).
+var skipSubtree = map[atom.Atom]bool{
+	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true, atom.Svg: true,
+	atom.Math: true, atom.Iframe: true, atom.Object: true, atom.Embed: true, atom.Canvas: true,
+	atom.Select: true, atom.Textarea: true, atom.Head: true, atom.Audio: true, atom.Video: true,
+	atom.Noframes: true, atom.Noembed: true,
+}
+
+// keptAttrs are the attributes the extractor and the microdata reader
+// look at: structure hints (id, class, role, hidden) for boilerplate
+// detection, links, language, and microdata.
+var keptAttrs = map[string]bool{
+	"id": true, "class": true, "role": true, "hidden": true, "aria-hidden": true, "href": true,
+	"lang": true, "itemscope": true, "itemtype": true, "itemprop": true, "itemid": true,
+	"content": true, "datetime": true, "src": true, "alt": true, "colspan": true, "rowspan": true,
+}
+
+// voidElements have no end tag (HTML §13.1.2).
+var voidElements = map[string]bool{
+	"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true, "img": true,
+	"input": true, "link": true, "meta": true, "source": true, "track": true, "wbr": true,
+}
+
+// autoClose are elements whose start tag closes an open element of the
+// same group (HTML §13.2.6.4.7, "in body"): a <p> in a <p>, an <li> in an
+// <li>. Tracking them keeps the depth count near the parser's.
+var autoClose = map[string]string{
+	"p": "p", "li": "li", "dt": "d", "dd": "d", "option": "option", "tr": "tr", "td": "t", "th": "t",
+}
+
+// cleanHTML rewrites the first MaxContentInput bytes of page into a copy
+// the extractor can afford: no comments, scripts, styles or embedded
+// documents, only the attributes in keptAttrs (each value capped), at
+// most maxContentElements elements nested at most maxContentDepth deep,
+// and at most maxCleanBytes (plus one token).
+// It reports whether anything was cut for a bound.
+func cleanHTML(page []byte) ([]byte, bool) {
+	truncated := len(page) > MaxContentInput
+	if truncated {
+		page = page[:MaxContentInput]
+	}
+	z := html.NewTokenizer(bytes.NewReader(page))
+	z.SetMaxBuf(maxContentToken)
+	out := bytes.NewBuffer(make([]byte, 0, min(len(page), 512<<10)))
+	var stack []string
+	dropped := map[string]int{} // start tags dropped for depth, by name
+	skip, elements := 0, 0
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			if !errors.Is(z.Err(), io.EOF) {
+				truncated = true // a token over the buffer
+			}
+			return out.Bytes(), truncated
+		case html.TextToken:
+			if skip == 0 {
+				out.Write(z.Raw())
+			}
+			if out.Len() > maxCleanBytes {
+				return out.Bytes(), true
+			}
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			a := atom.Lookup(name)
+			n := string(name)
+			if skipSubtree[a] {
+				if tt == html.StartTagToken && !voidElements[n] {
+					skip++
+				}
+				continue
+			}
+			if skip > 0 {
+				continue
+			}
+			if elements >= maxContentElements {
+				return out.Bytes(), true
+			}
+			void := tt == html.SelfClosingTagToken || voidElements[n]
+			if g, ok := autoClose[n]; ok && len(stack) > 0 && autoClose[stack[len(stack)-1]] == g {
+				stack = stack[:len(stack)-1]
+			}
+			if !void && len(stack) >= maxContentDepth {
+				dropped[n]++
+				truncated = true
+				continue
+			}
+			elements++
+			writeStartTag(out, n, z, hasAttr)
+			if out.Len() > maxCleanBytes {
+				return out.Bytes(), true
+			}
+			if !void {
+				stack = append(stack, n)
+			}
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			n := string(name)
+			if skipSubtree[atom.Lookup(name)] {
+				if skip > 0 {
+					skip--
+				}
+				continue
+			}
+			if skip > 0 {
+				continue
+			}
+			if dropped[n] > 0 {
+				dropped[n]--
+				continue
+			}
+			for i := len(stack) - 1; i >= 0 && i >= len(stack)-32; i-- {
+				if stack[i] == n {
+					stack = stack[:i]
+					out.WriteString("</" + n + ">")
+					break
+				}
+			}
+		}
+	}
+}
+
+// writeStartTag writes <name attr="value"...> with the kept attributes.
+func writeStartTag(out *bytes.Buffer, name string, z *html.Tokenizer, hasAttr bool) {
+	out.WriteByte('<')
+	out.WriteString(name)
+	kept := 0
+	for hasAttr && kept < maxContentAttrs {
+		var k, v []byte
+		k, v, hasAttr = z.TagAttr()
+		if !keptAttrs[string(k)] {
+			continue
+		}
+		limit := maxAttrValue
+		if string(k) == "href" || string(k) == "src" {
+			limit = maxHrefValue
+		}
+		if len(v) > limit {
+			continue
+		}
+		kept++
+		out.WriteByte(' ')
+		out.Write(k)
+		out.WriteString(`="`)
+		out.WriteString(html.EscapeString(string(v)))
+		out.WriteByte('"')
+	}
+	out.WriteByte('>')
+}
+
+// truncateUTF8 cuts s to at most n bytes at a rune boundary.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}
