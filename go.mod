@@ -36,6 +36,7 @@ require (
 	github.com/nyaruka/phonenumbers v1.8.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/stretchr/testify v1.12.1
+	github.com/temoto/robotstxt v1.1.2
 	github.com/truora/minidyn v0.8.2
 	github.com/zclconf/go-cty v1.19.0
 	golang.org/x/net v0.62.0

@@ -23,6 +23,7 @@ import (
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/transform"
 
+	"github.com/taskpipe/taskpipe/internal/site"
 	"github.com/taskpipe/taskpipe/internal/task"
 	"github.com/taskpipe/taskpipe/internal/weburl"
 )
@@ -139,31 +140,68 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 // retried up to MaxAttempts fetches with exponential backoff and full
 // jitter; fatal ones end at once. The error, if any, reads
 // "scrape: fetch <url>: ..." and carries a task.ErrorKind for task.KindOf.
+// Scrape reads no robots.txt and fetches no other page; Crawl does.
 func (c *Client) Scrape(ctx context.Context, rawURL string) (Result, error) {
 	start := c.opts.Now()
 	u, err := weburl.Normalize(rawURL)
 	if err != nil {
 		return Result{}, fmt.Errorf("scrape: fetch: %w", task.Fatal(err))
 	}
-	var res Result
-	for {
-		res.Attempts++
+	pr, err := c.fetchPage(ctx, u, c.opts.MaxBodyBytes)
+	res := Result{Summary: pr.page.Summary, Attempts: pr.attempts, Latency: pr.latency, Elapsed: c.opts.Now().Sub(start)}
+	return res, err
+}
+
+// pageResult is a fetched and parsed page with its fetch's numbers.
+type pageResult struct {
+	page        Page
+	resp        fetched
+	attempts    int
+	latency     time.Duration // of the last attempt
+	contentType string
+}
+
+// fetchPage fetches u with retries and parses it as HTML, reading at most
+// maxBytes of body.
+func (c *Client) fetchPage(ctx context.Context, u *url.URL, maxBytes int64) (pageResult, error) {
+	var pr pageResult
+	n, latency, err := c.withRetries(ctx, u, func(ctx context.Context) error {
+		return c.get(ctx, u, acceptHTML, func(f fetched, body io.Reader) error {
+			declared := mediaType(f.contentType)
+			if declared != "" && !isHTML(declared) {
+				return task.Fatal(fmt.Errorf("%w: content-type %s", ErrNotHTML, declared))
+			}
+			p, err := ReadPage(body, f.contentType, f.finalURL, maxBytes)
+			if err != nil {
+				return err
+			}
+			p.Status = f.status
+			pr.page, pr.resp = p, f
+			return nil
+		})
+	})
+	pr.attempts, pr.latency = n, latency
+	return pr, err
+}
+
+// withRetries runs one attempt after another until one succeeds, one fails
+// fatally, MaxAttempts are made or ctx ends, waiting between them as
+// nextWait says. It returns the attempts made and the last one's duration.
+func (c *Client) withRetries(ctx context.Context, u *url.URL, attempt func(context.Context) error) (int, time.Duration, error) {
+	for n := 1; ; n++ {
 		t0 := c.opts.Now()
-		sum, err := c.fetch(ctx, u)
-		end := c.opts.Now()
-		res.Latency, res.Elapsed = end.Sub(t0), end.Sub(start)
+		err := attempt(ctx)
+		latency := c.opts.Now().Sub(t0)
 		if err == nil {
-			res.Summary = sum
-			return res, nil
+			return n, latency, nil
 		}
-		err = fmt.Errorf("scrape: fetch %s: attempt %d of %d: %w", u, res.Attempts, c.opts.MaxAttempts, err)
-		wait, retry := c.nextWait(ctx, err, res.Attempts)
+		err = fmt.Errorf("scrape: fetch %s: attempt %d of %d: %w", u, n, c.opts.MaxAttempts, err)
+		wait, retry := c.nextWait(ctx, err, n)
 		if !retry {
-			return res, err
+			return n, latency, err
 		}
 		if serr := c.opts.Sleep(ctx, wait); serr != nil {
-			res.Elapsed = c.opts.Now().Sub(start)
-			return res, fmt.Errorf("%w (no retry: %w)", err, serr)
+			return n, latency, fmt.Errorf("%w (no retry: %w)", err, serr)
 		}
 	}
 }
@@ -188,62 +226,70 @@ func (c *Client) nextWait(ctx context.Context, err error, attempts int) (time.Du
 	return time.Duration(c.opts.Rand() * ceil), true
 }
 
-// fetch makes one attempt: request, status and content checks, body
-// decoding within the caps, extraction. Its error carries a task kind.
-func (c *Client) fetch(ctx context.Context, u *url.URL) (Summary, error) {
+// The Accept headers of page and robots.txt requests.
+const (
+	acceptHTML   = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1"
+	acceptRobots = "text/plain,*/*;q=0.1"
+)
+
+// fetched describes a response that passed the status check.
+type fetched struct {
+	status      int
+	contentType string
+	finalURL    *url.URL
+	at          time.Time
+}
+
+// get makes one GET attempt: request, status check, decompression, and
+// read, which consumes the body. Its error carries a task kind.
+func (c *Client) get(ctx context.Context, u *url.URL, accept string, read func(fetched, io.Reader) error) error {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.FetchTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return Summary{}, task.Fatal(err)
+		return task.Fatal(err)
 	}
 	req.Header.Set("User-Agent", c.opts.UserAgent)
-	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1")
+	req.Header.Set("Accept", accept)
 	req.Header.Set("Accept-Encoding", "gzip, deflate")
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return Summary{}, c.classify(ctx, err)
+		return c.classify(ctx, err)
 	}
 	defer resp.Body.Close()
-
 	if err := c.checkStatus(resp); err != nil {
 		// Read a little so the connection can be reused for the retry.
 		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
-		return Summary{}, err
-	}
-	ctype := resp.Header.Get("Content-Type")
-	declared := mediaType(ctype)
-	if declared != "" && !isHTML(declared) {
-		return Summary{}, task.Fatal(fmt.Errorf("%w: content-type %s", ErrNotHTML, declared))
+		return err
 	}
 	body, err := decodeBody(resp.Body, resp.Header.Get("Content-Encoding"))
 	if err != nil {
-		return Summary{}, c.classify(ctx, err)
+		return c.classify(ctx, err)
 	}
-	sum, err := readPage(body, ctype, resp.Request.URL, c.opts.MaxBodyBytes)
-	if err != nil {
-		return Summary{}, c.classify(ctx, err)
+	f := fetched{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), finalURL: resp.Request.URL, at: c.opts.Now()}
+	if err := read(f, body); err != nil {
+		return c.classify(ctx, err)
 	}
-	sum.Status = resp.StatusCode
-	return sum, nil
+	return nil
 }
 
-// readPage reads at most maxBytes of body, checks that a body without a
+// ReadPage reads at most maxBytes of body, checks that a body without a
 // declared media type sniffs as HTML, converts its charset to UTF-8 and
-// extracts it from at most maxBytes of UTF-8: a charset can triple the
-// size (x-user-defined turns each high byte into three bytes), and
-// neither cut is an error (Summary.Truncated). contentType is the
-// response's Content-Type header, possibly empty.
-func readPage(body io.Reader, contentType string, pageURL *url.URL, maxBytes int64) (Summary, error) {
+// parses it from at most maxBytes of UTF-8: a charset can triple the size
+// (x-user-defined turns each high byte into three bytes), and neither cut
+// is an error (Summary.Truncated). It keeps the first site.MaxContentInput
+// bytes of UTF-8 in Page.Content. contentType is the response's
+// Content-Type header, possibly empty.
+func ReadPage(body io.Reader, contentType string, pageURL *url.URL, maxBytes int64) (Page, error) {
 	raw := &capReader{r: body, left: maxBytes}
 	br := bufio.NewReaderSize(raw, 4096)
 	head, err := br.Peek(1024)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return Summary{}, fmt.Errorf("read body: %w", err)
+		return Page{}, fmt.Errorf("read body: %w", err)
 	}
 	if mediaType(contentType) == "" {
 		if sniffed := mediaType(http.DetectContentType(head)); !isHTML(sniffed) {
-			return Summary{}, task.Fatal(fmt.Errorf("%w: no content-type, content sniffs as %s", ErrNotHTML, sniffed))
+			return Page{}, task.Fatal(fmt.Errorf("%w: no content-type, content sniffs as %s", ErrNotHTML, sniffed))
 		}
 	}
 	// Header charset, then BOM, then <meta charset> in the first 1024
@@ -255,15 +301,32 @@ func readPage(body io.Reader, contentType string, pageURL *url.URL, maxBytes int
 		decoded = &capReader{r: transform.NewReader(br, enc.NewDecoder()), left: maxBytes}
 		r = decoded
 	}
-	sum, err := Extract(r, pageURL)
+	prefix := &prefixWriter{left: site.MaxContentInput}
+	p, err := Parse(io.TeeReader(r, prefix), pageURL)
 	if err != nil {
-		// Extract fails only when reading does: a reset, a timeout, a
+		// Parse fails only when reading does: a reset, a timeout, a
 		// corrupt compressed stream.
-		return Summary{}, fmt.Errorf("read body: %w", errors.Unwrap(err))
+		return Page{}, fmt.Errorf("read body: %w", errors.Unwrap(err))
 	}
-	sum.Bytes = raw.n
-	sum.Truncated = sum.Truncated || raw.truncated || (decoded != nil && decoded.truncated)
-	return sum, nil
+	p.Bytes = raw.n
+	p.Truncated = p.Truncated || raw.truncated || (decoded != nil && decoded.truncated)
+	p.Content = prefix.buf
+	return p, nil
+}
+
+// prefixWriter keeps the first left bytes written to it.
+type prefixWriter struct {
+	buf  []byte
+	left int
+}
+
+func (w *prefixWriter) Write(p []byte) (int, error) {
+	if w.left > 0 {
+		k := min(len(p), w.left)
+		w.buf = append(w.buf, p[:k]...)
+		w.left -= k
+	}
+	return len(p), nil
 }
 
 // checkStatus accepts 2xx and classifies everything else.

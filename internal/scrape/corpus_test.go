@@ -72,9 +72,9 @@ func loadCorpus(tb testing.TB) []corpusPage {
 // with "Content-Type: text/html" (charset from the page itself).
 func summarize(tb testing.TB, p corpusPage) Summary {
 	tb.Helper()
-	s, err := readPage(bytes.NewReader(p.body), "text/html", mustURL(tb, p.url), DefaultMaxBodyBytes)
+	s, err := ReadPage(bytes.NewReader(p.body), "text/html", mustURL(tb, p.url), DefaultMaxBodyBytes)
 	require.NoError(tb, err)
-	return s
+	return s.Summary
 }
 
 // TestCorpusGolden compares every corpus page's summary with

@@ -109,12 +109,53 @@ type Social struct {
 	URL     string `json:"url"`
 }
 
+// Bounds of what a Page collects for the site document.
+const (
+	maxLinks        = 500
+	maxLinkText     = 120
+	maxAlternates   = 32
+	maxTelLinks     = 20
+	maxJSONLDBlocks = 8
+	maxJSONLDTotal  = 512 << 10
+	maxVisibleText  = 256 << 10
+)
+
+// Page is what one streaming pass over a page yields: its Summary, and
+// what the site document takes from it (links for the key-page choice,
+// hreflang alternates, tel: links, JSON-LD blocks, og:site_name, the
+// visible text for phone numbers), each bounded.
+type Page struct {
+	Summary
+	// Links are the page's links to its own registrable domain, resolved,
+	// with their text, in page order.
+	Links []site.Link
+	// Alternates are its <link rel=alternate hreflang>.
+	Alternates []site.Alternate
+	// TelLinks are the numbers of its tel: links, as written.
+	TelLinks []string
+	// JSONLD are the contents of its <script type="application/ld+json">.
+	JSONLD [][]byte
+	// SiteName is og:site_name.
+	SiteName string
+	// VisibleText is the visible text, space-separated, at most 256 KiB.
+	VisibleText string
+	// Content is the UTF-8 prefix of the page (at most
+	// site.MaxContentInput) for main-content extraction; set by ReadPage.
+	Content []byte
+}
+
 // Extract reads an HTML document (UTF-8; the Client converts other
 // charsets first) and summarizes it. pageURL is the document's address: it
 // resolves relative links and decides which links are internal. Extract
 // reads r to the end, or to the first token longer than 1 MiB (then the
 // summary says Truncated); it fails only when r does.
 func Extract(r io.Reader, pageURL *url.URL) (Summary, error) {
+	p, err := Parse(r, pageURL)
+	return p.Summary, err
+}
+
+// Parse is Extract with everything the site document takes from a page.
+func Parse(r io.Reader, pageURL *url.URL) (Page, error) {
 	e := newExtractor(pageURL)
 	z := html.NewTokenizer(r)
 	z.SetMaxBuf(maxTokenBytes)
@@ -125,7 +166,7 @@ func Extract(r io.Reader, pageURL *url.URL) (Summary, error) {
 			case errors.Is(err, html.ErrBufferExceeded):
 				e.sum.Truncated = true
 			case err != io.EOF:
-				return Summary{}, fmt.Errorf("scrape: extract: %w", err)
+				return Page{}, fmt.Errorf("scrape: extract: %w", err)
 			}
 			return e.finish(), nil
 		case html.StartTagToken, html.SelfClosingTagToken:
@@ -172,6 +213,17 @@ type extractor struct {
 
 	emails  map[string]bool
 	socials map[string]bool
+
+	out        Page   // the collections beyond the summary
+	linkText   []byte // text of the <a> being read, when it is a candidate
+	inLink     bool   // inside a candidate <a>
+	linkHref   string // its resolved URL
+	linkLabel  string // its aria-label or title
+	seenLinks  map[string]bool
+	inJSONLD   bool   // inside <script type=application/ld+json>
+	jsonldNew  bool   // no text of that script kept yet
+	jsonldSize int    // bytes of JSON-LD kept
+	visible    []byte // visible text for phone numbers
 }
 
 func newExtractor(page *url.URL) *extractor {
@@ -184,6 +236,7 @@ func newExtractor(page *url.URL) *extractor {
 		h1State:    -1,
 		metas:      make(map[string]string),
 		emails:     make(map[string]bool),
+		seenLinks:  make(map[string]bool),
 		socials:    make(map[string]bool),
 	}
 	shown := *page
@@ -207,6 +260,10 @@ func (e *extractor) startTag(z *html.Tokenizer, selfClosing bool) {
 	name := tagName(raw)
 	if rawTextTags[name] {
 		e.rawTag = name
+		if name == "script" {
+			e.inJSONLD = isJSONLD(z)
+			e.jsonldNew = e.inJSONLD
+		}
 	}
 	if e.h1State == 1 {
 		switch {
@@ -235,9 +292,7 @@ func (e *extractor) startTag(z *html.Tokenizer, selfClosing bool) {
 			e.meta(z)
 		}
 	case "link":
-		if len(e.canonicals) < maxCanonicals {
-			e.canonicalLink(z)
-		}
+		e.canonicalLink(z)
 	case "h1":
 		if e.h1State == -1 && e.templateDepth == 0 && e.svgDepth == 0 {
 			e.h1State = 1
@@ -257,11 +312,74 @@ func (e *extractor) startTag(z *html.Tokenizer, selfClosing bool) {
 		}
 	case "a", "area":
 		if e.templateDepth == 0 {
-			if href, ok := attr(z, "href"); ok {
+			href, label := linkAttrs(z)
+			if href != "" {
 				e.link(href)
+				if name == "a" && !selfClosing {
+					e.startLinkText(href, label)
+				}
 			}
 		}
 	}
+}
+
+// isJSONLD reports whether the current <script> is JSON-LD.
+func isJSONLD(z *html.Tokenizer) bool {
+	v, ok := attr(z, "type")
+	return ok && strings.EqualFold(strings.TrimSpace(strings.Split(v, ";")[0]), "application/ld+json")
+}
+
+// linkAttrs returns an <a>'s href and its aria-label (or title).
+func linkAttrs(z *html.Tokenizer) (href, label string) {
+	hasHref := false
+	for more := true; more; {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		switch string(k) {
+		case "href":
+			if !hasHref {
+				hasHref, href = true, string(v)
+			}
+		case "aria-label", "title":
+			if label == "" && len(v) <= maxLinkText {
+				label = string(v)
+			}
+		}
+	}
+	return href, label
+}
+
+// startLinkText begins reading the text of an <a> that may be a key page:
+// a link to the page's own registrable domain.
+func (e *extractor) startLinkText(href, label string) {
+	e.endLinkText()
+	if len(e.out.Links) >= maxLinks {
+		return
+	}
+	u, err := e.base.Parse(strings.ReplaceAll(strings.TrimSpace(href), `\`, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || e.domain(u.Hostname()) != e.pageDomain {
+		return
+	}
+	u.Fragment, u.RawFragment = "", ""
+	s := u.String()
+	if len(s) > maxURLBytes || e.seenLinks[s] {
+		return
+	}
+	e.inLink, e.linkHref, e.linkLabel, e.linkText = true, s, label, e.linkText[:0]
+}
+
+// endLinkText records the link being read.
+func (e *extractor) endLinkText() {
+	if !e.inLink {
+		return
+	}
+	e.inLink = false
+	text := site.CleanText(string(e.linkText), maxLinkText)
+	if text == "" {
+		text = site.CleanText(e.linkLabel, maxLinkText)
+	}
+	e.seenLinks[e.linkHref] = true
+	e.out.Links = append(e.out.Links, site.Link{URL: e.linkHref, Text: text})
 }
 
 // voidElements have no end tag (HTML §13.1.2): they open nothing.
@@ -329,6 +447,10 @@ func (e *extractor) endTag(z *html.Tokenizer) {
 	name := tagName(raw)
 	wasRaw := e.rawTag != ""
 	e.rawTag = ""
+	e.inJSONLD = false
+	if name == "a" {
+		e.endLinkText()
+	}
 	switch name {
 	case "title":
 		if e.titleState == 1 {
@@ -359,6 +481,9 @@ func (e *extractor) text(z *html.Tokenizer) {
 		// Title is RCDATA: Text unescapes its character references.
 		e.title = appendCapped(e.title, z.Text(), maxTitleRaw)
 		return
+	case e.rawTag == "script" && e.inJSONLD:
+		e.keepJSONLD(z.Raw())
+		return
 	case e.rawTag != "":
 		return
 	case e.h1State == 1:
@@ -372,6 +497,12 @@ func (e *extractor) text(z *html.Tokenizer) {
 	}
 	t := z.Text()
 	e.countText(t)
+	if e.inLink && len(e.linkText) < maxLinkText {
+		e.linkText = appendCapped(append(e.linkText, ' '), t, maxLinkText)
+	}
+	if len(e.visible) < maxVisibleText {
+		e.visible = appendCapped(append(e.visible, ' '), t, maxVisibleText)
+	}
 	if len(e.sum.Emails) < maxEmails && bytes.IndexByte(t, '@') >= 0 {
 		for _, m := range emailInText.FindAll(t, maxEmails) {
 			e.addEmail(string(m))
@@ -418,7 +549,7 @@ func (e *extractor) countText(t []byte) {
 // the summary uses.
 var metaKeys = map[string]bool{
 	"description": true, "og:description": true, "twitter:description": true,
-	"og:title": true, "content-language": true,
+	"og:title": true, "content-language": true, "og:site_name": true,
 }
 
 // meta records the content of a <meta> that carries a field the summary
@@ -454,7 +585,7 @@ func (e *extractor) meta(z *html.Tokenizer) {
 
 // canonicalLink records the href of a <link rel=canonical>.
 func (e *extractor) canonicalLink(z *html.Tokenizer) {
-	var rel, href string
+	var rel, href, hreflang string
 	hasRel, hasHref := false, false
 	for more := true; more; {
 		var k, v []byte
@@ -471,17 +602,50 @@ func (e *extractor) canonicalLink(z *html.Tokenizer) {
 					href = string(v)
 				}
 			}
+		case "hreflang":
+			if len(v) <= maxLangBytes {
+				hreflang = strings.TrimSpace(string(v))
+			}
 		}
 	}
 	if href == "" {
 		return
 	}
 	for _, f := range strings.Fields(rel) {
-		if strings.EqualFold(f, "canonical") {
+		switch {
+		case strings.EqualFold(f, "canonical") && len(e.canonicals) < maxCanonicals:
 			e.canonicals = append(e.canonicals, href)
+			return
+		case strings.EqualFold(f, "alternate") && hreflang != "" && len(e.out.Alternates) < maxAlternates:
+			if u, err := e.base.Parse(strings.TrimSpace(href)); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+				e.out.Alternates = append(e.out.Alternates, site.Alternate{Hreflang: hreflang, URL: u.String()})
+			}
 			return
 		}
 	}
+}
+
+// keepJSONLD appends a JSON-LD text token to the current block, or starts
+// a block, within the bounds; a block over site.MaxJSONLDBytes is dropped
+// whole (its JSON would not parse).
+func (e *extractor) keepJSONLD(raw []byte) {
+	if e.jsonldNew {
+		e.jsonldNew = false
+		if len(e.out.JSONLD) >= maxJSONLDBlocks {
+			e.inJSONLD = false
+			return
+		}
+		e.out.JSONLD = append(e.out.JSONLD, nil)
+	}
+	i := len(e.out.JSONLD) - 1
+	if len(e.out.JSONLD[i])+len(raw) > site.MaxJSONLDBytes || e.jsonldSize+len(raw) > maxJSONLDTotal {
+		e.jsonldSize -= len(e.out.JSONLD[i])
+		e.out.JSONLD = e.out.JSONLD[:i]
+		e.inJSONLD = false
+		return
+	}
+	e.out.JSONLD[i] = append(e.out.JSONLD[i], raw...)
+	e.jsonldSize += len(raw)
 }
 
 // baseTag applies the first <base href>: later relative links resolve
@@ -512,6 +676,13 @@ func (e *extractor) link(href string) {
 		case "http", "https":
 		case "mailto":
 			e.mailto(rest)
+			return
+		case "tel":
+			if len(e.out.TelLinks) < maxTelLinks {
+				if un, err := url.PathUnescape(rest); err == nil && len(un) <= 64 {
+					e.out.TelLinks = append(e.out.TelLinks, strings.TrimSpace(un))
+				}
+			}
 			return
 		default:
 			return // tel:, javascript:, data:, ...
@@ -705,7 +876,8 @@ var selH1 = cascadia.MustCompile("h1")
 // finish fills in the structured fields. Only the heading needs an HTML
 // parser (an inline element, an implied end tag); if its fragment fails to
 // parse, the heading alone is lost.
-func (e *extractor) finish() Summary {
+func (e *extractor) finish() Page {
+	e.endLinkText()
 	s := e.sum
 	s.Title = site.CleanText(string(e.title), maxTitleBytes)
 	if s.Title == "" {
@@ -744,7 +916,11 @@ func (e *extractor) finish() Summary {
 			s.H1 = site.CleanText(doc.FindMatcher(selH1).First().Text(), maxH1Bytes)
 		}
 	}
-	return s
+	p := e.out
+	p.Summary = s
+	p.SiteName = site.CleanText(e.metas["og:site_name"], maxTitleBytes)
+	p.VisibleText = strings.ToValidUTF8(string(e.visible), "")
+	return p
 }
 
 // cleanLang keeps a language tag's first token when it looks like BCP 47.

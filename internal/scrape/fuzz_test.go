@@ -21,7 +21,7 @@ func FuzzReadPage(f *testing.F) {
 	f.Add([]byte{0xff, 0xfe, '<', 0, 'p', 0}, "text/html; charset=x-user-defined")
 	f.Add([]byte(`<base href="//other.example/"><a href="x">x</a><link rel="alternate canonical" href="/c">`), "")
 	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
-		s, err := readPage(bytes.NewReader(body), contentType, mustURL(t, "https://fuzz.example/dir/page"), 64<<10)
+		s, err := ReadPage(bytes.NewReader(body), contentType, mustURL(t, "https://fuzz.example/dir/page"), 64<<10)
 		if err != nil {
 			require.Equal(t, task.KindFatal, task.KindOf(err), "only the not-HTML check may fail: %v", err)
 			return

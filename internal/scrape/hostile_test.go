@@ -61,9 +61,9 @@ func TestHostilePagesPeakHeap(t *testing.T) {
 	u := mustURL(t, "https://hostile.example/")
 	for name, p := range hostilePages(t) {
 		var err error
-		var s Summary
+		var s Page
 		peak := peakHeap(func() {
-			s, err = readPage(bytes.NewReader(p.body), p.contentType, u, DefaultMaxBodyBytes)
+			s, err = ReadPage(bytes.NewReader(p.body), p.contentType, u, DefaultMaxBodyBytes)
 		})
 		require.NoError(t, err, name)
 		t.Logf("%s: peak heap %.1f MiB, %d bytes read, truncated %t", name, float64(peak)/(1<<20), s.Bytes, s.Truncated)
@@ -77,7 +77,7 @@ func TestHostilePagesPeakHeap(t *testing.T) {
 func TestDecodedStreamCapped(t *testing.T) {
 	t.Parallel()
 	body := append([]byte("<title>t</title><p>"), bytes.Repeat([]byte{0xff}, 1000)...)
-	s, err := readPage(bytes.NewReader(body), "text/html; charset=x-user-defined", mustURL(t, "https://a.example/"), 1019)
+	s, err := ReadPage(bytes.NewReader(body), "text/html; charset=x-user-defined", mustURL(t, "https://a.example/"), 1019)
 	require.NoError(t, err)
 	require.True(t, s.Truncated)
 	require.Equal(t, "t", s.Title)
@@ -90,7 +90,7 @@ func TestOverlongTokenIsTruncation(t *testing.T) {
 	t.Parallel()
 	doc := `<html lang="de"><title>Vorher</title><p>mail info@vorher.example</p><p>` +
 		strings.Repeat("x", maxTokenBytes+10) + `</p><a href="mailto:after@later.example">x</a>`
-	s, err := readPage(strings.NewReader(doc), "text/html", mustURL(t, "https://vorher.example/"), DefaultMaxBodyBytes)
+	s, err := ReadPage(strings.NewReader(doc), "text/html", mustURL(t, "https://vorher.example/"), DefaultMaxBodyBytes)
 	require.NoError(t, err)
 	require.True(t, s.Truncated)
 	require.Equal(t, "Vorher", s.Title)

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"strings"
 	"time"
+
+	"github.com/taskpipe/taskpipe/internal/site"
 )
 
 // Defaults and hard limits of Options. The defaults follow the production
@@ -25,6 +28,10 @@ const (
 	DefaultBackoffMax    = 10 * time.Second
 	DefaultMaxRetryAfter = 30 * time.Second
 	DefaultUserAgent     = "taskpipe-scraper/1.0 (+https://github.com/taskpipe/taskpipe)"
+	MaxMaxPages          = 10
+	DefaultMaxCrawlBytes = 16 << 20
+	DefaultCrawlReserve  = 5 * time.Second
+	DefaultContentTime   = 10 * time.Second
 )
 
 // Options configure a Client. The zero value is the production
@@ -75,8 +82,34 @@ type Options struct {
 	// task instead of holding a Lambda. 0 means DefaultMaxRetryAfter.
 	MaxRetryAfter time.Duration
 
-	// UserAgent is sent with every request. "" means DefaultUserAgent.
+	// UserAgent is sent with every request: a product token with its
+	// version and a contact URL. Its product token ("taskpipe-scraper")
+	// is what robots.txt groups are matched against. "" means
+	// DefaultUserAgent.
 	UserAgent string
+
+	// MaxPages is how many key pages Crawl fetches besides the start page:
+	// 0 means site.DefaultMaxPages, a negative value none; at most
+	// MaxMaxPages.
+	MaxPages int
+
+	// MaxCrawlBytes bounds the body bytes of all pages one Crawl reads; a
+	// key page that does not fit is skipped. 0 means DefaultMaxCrawlBytes.
+	MaxCrawlBytes int64
+
+	// CrawlReserve is the time before the caller's deadline at which
+	// Crawl stops starting key pages and cuts the one in flight. 0 means
+	// DefaultCrawlReserve.
+	CrawlReserve time.Duration
+
+	// ContentTimeout bounds the main-content extraction of one page. 0
+	// means DefaultContentTime.
+	ContentTimeout time.Duration
+
+	// OptOut are registrable domains (lowercase, "example.com") that are
+	// never fetched: Crawl fails with task.KindOptOut for them and their
+	// subdomains before any request.
+	OptOut []string
 
 	// Sleep waits between attempts; it must return early with ctx's error.
 	// nil means a real timer. Tests inject a recorder.
@@ -109,6 +142,16 @@ func (o Options) withDefaults() (Options, error) {
 	check(o.BackoffBase < 0, "BackoffBase %v is negative", o.BackoffBase)
 	check(o.BackoffMax < 0, "BackoffMax %v is negative", o.BackoffMax)
 	check(o.MaxRetryAfter < 0, "MaxRetryAfter %v is negative", o.MaxRetryAfter)
+	check(o.MaxPages > MaxMaxPages, "MaxPages %d above %d", o.MaxPages, MaxMaxPages)
+	check(o.MaxCrawlBytes < 0, "MaxCrawlBytes %d is negative", o.MaxCrawlBytes)
+	check(o.CrawlReserve < 0, "CrawlReserve %v is negative", o.CrawlReserve)
+	check(o.ContentTimeout < 0, "ContentTimeout %v is negative", o.ContentTimeout)
+	check(strings.TrimSpace(o.UserAgent) != o.UserAgent || strings.ContainsAny(o.UserAgent, "\r\n"),
+		"UserAgent %q has surrounding space or a line break", o.UserAgent)
+	for _, d := range o.OptOut {
+		check(d == "" || d != strings.ToLower(strings.TrimSpace(d)) || strings.ContainsAny(d, "/: "),
+			"OptOut entry %q is not a lowercase domain name", d)
+	}
 	for _, ap := range o.AllowAddrs {
 		check(!ap.IsValid() || ap.Port() == 0, "AllowAddrs entry %v is not an ip:port", ap)
 	}
@@ -123,6 +166,16 @@ func (o Options) withDefaults() (Options, error) {
 	o.BackoffMax = orDefault(o.BackoffMax, DefaultBackoffMax)
 	o.MaxRetryAfter = orDefault(o.MaxRetryAfter, DefaultMaxRetryAfter)
 	o.UserAgent = orDefault(o.UserAgent, DefaultUserAgent)
+	switch {
+	case o.MaxPages == 0:
+		o.MaxPages = site.DefaultMaxPages
+	case o.MaxPages < 0:
+		o.MaxPages = 0
+	}
+	o.MaxCrawlBytes = orDefault(o.MaxCrawlBytes, DefaultMaxCrawlBytes)
+	o.CrawlReserve = orDefault(o.CrawlReserve, DefaultCrawlReserve)
+	o.ContentTimeout = orDefault(o.ContentTimeout, DefaultContentTime)
+	o.OptOut = append([]string(nil), o.OptOut...)
 	if o.BackoffMax < o.BackoffBase {
 		o.BackoffMax = o.BackoffBase
 	}

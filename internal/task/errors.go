@@ -38,9 +38,18 @@ const (
 	// KindFatal: retrying cannot help (invalid URL, blocked address, 4xx
 	// other than 408/429, non-HTML); the task fails at once.
 	KindFatal ErrorKind = "fatal"
+	// KindOptOut: the site's registrable domain is on the operator's
+	// opt-out list; the task fails at once, before any request to the
+	// site.
+	KindOptOut ErrorKind = "optout"
 	// KindPoison: the work message itself cannot be parsed; it is forwarded
 	// to the work DLQ with its reason.
 	KindPoison ErrorKind = "poison"
+	// KindRobots: the site's robots.txt disallows the start URL for the
+	// scraper's user agent, or cannot be reached (RFC 9309 §2.3.1.4: then
+	// everything is disallowed); the task fails at once, and the reason
+	// names the rule.
+	KindRobots ErrorKind = "robots"
 	// KindRetryable: a transient failure (timeout, connection error, 429,
 	// 5xx); the task is released for another delivery.
 	KindRetryable ErrorKind = "retryable"
@@ -51,7 +60,7 @@ const (
 
 // ErrorKinds returns every kind in alphabetical order.
 func ErrorKinds() []ErrorKind {
-	return []ErrorKind{KindExhausted, KindFatal, KindPoison, KindRetryable, KindStuck}
+	return []ErrorKind{KindExhausted, KindFatal, KindOptOut, KindPoison, KindRetryable, KindRobots, KindStuck}
 }
 
 // Valid reports whether k is a known kind.
@@ -83,6 +92,12 @@ func Fatal(err error) error { return &Error{Kind: KindFatal, Err: err} }
 
 // Retryable marks err as transient.
 func Retryable(err error) error { return &Error{Kind: KindRetryable, Err: err} }
+
+// OptedOut marks err as a refusal by the opt-out list.
+func OptedOut(err error) error { return &Error{Kind: KindOptOut, Err: err} }
+
+// Robots marks err as a refusal by the site's robots.txt.
+func Robots(err error) error { return &Error{Kind: KindRobots, Err: err} }
 
 // Poison marks err as a broken message that no retry can fix.
 func Poison(err error) error { return &Error{Kind: KindPoison, Err: err} }
