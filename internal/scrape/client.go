@@ -154,11 +154,10 @@ func (c *Client) Scrape(ctx context.Context, rawURL string) (Result, error) {
 
 // pageResult is a fetched and parsed page with its fetch's numbers.
 type pageResult struct {
-	page        Page
-	resp        fetched
-	attempts    int
-	latency     time.Duration // of the last attempt
-	contentType string
+	page     Page
+	resp     fetched
+	attempts int
+	latency  time.Duration // of the last attempt
 }
 
 // fetchPage fetches u with retries and parses it as HTML, reading at most
