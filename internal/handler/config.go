@@ -27,6 +27,9 @@ const (
 	EnvMaxRedispatch          = "MAX_REDISPATCH"
 	EnvLiveShards             = "LIVE_SHARDS"
 	EnvLogLevel               = "LOG_LEVEL"
+	EnvUserAgent              = "SCRAPER_USER_AGENT"
+	EnvOptOutDomains          = "SCRAPER_OPTOUT_DOMAINS"
+	EnvMaxPages               = "SCRAPER_MAX_PAGES"
 )
 
 // Defaults for optional settings.
@@ -55,6 +58,12 @@ type ScraperConfig struct {
 	// LiveShards is 0 for the store's default.
 	LiveShards int
 	LogLevel   slog.Level
+	// UserAgent is "" for scrape.DefaultUserAgent.
+	UserAgent string
+	// OptOut are the registrable domains never fetched, lowercase.
+	OptOut []string
+	// MaxPages is the key pages per task: 0 for the default, -1 for none.
+	MaxPages int
 }
 
 // ReconcilerConfig is the reconciler Lambda's environment.
@@ -120,6 +129,22 @@ func (r *envReader) integer(name string, def, lo, hi int) int {
 	return n
 }
 
+// domains reads a comma-separated list of domain names, lowercased.
+func (r *envReader) domains(name string) []string {
+	var out []string
+	for _, d := range strings.Split(r.optional(name), ",") {
+		d = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(d), "."))
+		switch {
+		case d == "":
+		case strings.ContainsAny(d, "/: ") || !strings.Contains(d, "."):
+			r.errs = append(r.errs, fmt.Errorf("%s: %q is not a domain name", name, d))
+		default:
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 func (r *envReader) boolean(name string) bool {
 	switch v := r.optional(name); v {
 	case "", "false":
@@ -167,6 +192,15 @@ func ScraperConfigFromEnv(getenv func(string) string) (ScraperConfig, error) {
 		RetryBackoff:         r.seconds(EnvRetryBackoffSeconds, 0, 0, false),
 		LiveShards:           r.integer(EnvLiveShards, 0, 1, 100),
 		LogLevel:             r.logLevel(),
+		UserAgent:            r.optional(EnvUserAgent),
+		OptOut:               r.domains(EnvOptOutDomains),
+		MaxPages:             r.integer(EnvMaxPages, 0, 0, 10),
+	}
+	if c.MaxPages == 0 && r.optional(EnvMaxPages) == "0" {
+		c.MaxPages = -1 // "0" means no key pages, not the default
+	}
+	if ua := c.UserAgent; ua != "" && (!strings.Contains(ua, "/") || !strings.Contains(ua, "http")) {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: want a product token with a version and a contact URL, e.g. taskpipe-scraper/1.0 (+https://example.com/bot)", EnvUserAgent, ua))
 	}
 	if timeout := r.seconds(EnvFunctionTimeoutSeconds, 0, 1, false); timeout > 0 && c.Lease <= timeout {
 		r.errs = append(r.errs, fmt.Errorf("%s (%s) must exceed %s (%s)", EnvLeaseSeconds, c.Lease, EnvFunctionTimeoutSeconds, timeout))

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/stretchr/testify/require"
 
+	"github.com/taskpipe/taskpipe/internal/site"
 	"github.com/taskpipe/taskpipe/internal/task"
 	"github.com/taskpipe/taskpipe/internal/task/tasktest"
 )
@@ -48,8 +49,8 @@ func TestScraperContract(t *testing.T) {
 			t.Parallel()
 			b := setupScraper(t)
 			b.seed(t, fixtureTask("run-20260101-0001", "https://Example.COM:443/about?b=2&a=1#team"))
-			b.pages.answer = func(context.Context, string) (json.RawMessage, error) {
-				return json.RawMessage(`{"title":"About"}`), tt.scrapeErr
+			b.pages.answer = func(context.Context, string) (*site.Document, error) {
+				return titled("About"), tt.scrapeErr
 			}
 			var ev events.SQSEvent
 			decodeFixture(t, tt.event, &ev)

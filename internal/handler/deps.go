@@ -2,18 +2,19 @@ package handler
 
 import (
 	"context"
-	"encoding/json"
-	"time"
+		"time"
 
 	"github.com/taskpipe/taskpipe/internal/message"
+	"github.com/taskpipe/taskpipe/internal/site"
 	"github.com/taskpipe/taskpipe/internal/sqsqueue"
 )
 
-// PageScraper fetches one website and returns its bounded JSON summary.
-// Errors are classified with task.KindOf: task.KindFatal fails the task,
-// anything else releases it for a retry.
+// PageScraper fetches one website and returns its site document
+// (*scrape.Client.Crawl). Errors are classified with task.KindOf:
+// task.KindFatal, task.KindRobots and task.KindOptOut fail the task with
+// that kind, anything else releases it for a retry.
 type PageScraper interface {
-	Scrape(ctx context.Context, rawURL string) (json.RawMessage, error)
+	Scrape(ctx context.Context, rawURL string) (*site.Document, error)
 }
 
 // ResultWriter stores a task's site document (site.Document JSON, as

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/taskpipe/taskpipe/internal/emf"
+	"github.com/taskpipe/taskpipe/internal/site"
 	"github.com/taskpipe/taskpipe/internal/sqsqueue"
 )
 
@@ -87,10 +88,16 @@ type fakePages struct {
 	mu        sync.Mutex
 	urls      []string
 	deadlines []time.Time
-	answer    func(ctx context.Context, url string) (json.RawMessage, error)
+	answer    func(ctx context.Context, url string) (*site.Document, error)
 }
 
-func (p *fakePages) Scrape(ctx context.Context, url string) (json.RawMessage, error) {
+// titled is a one-page document with the given title.
+func titled(title string) *site.Document {
+	return &site.Document{SchemaVersion: site.SchemaVersion, URL: "https://example.com/", FinalURL: "https://example.com/",
+		Pages: []site.Page{{URL: "https://example.com/", FinalURL: "https://example.com/", Role: site.RoleStart, Status: 200, Title: title}}}
+}
+
+func (p *fakePages) Scrape(ctx context.Context, url string) (*site.Document, error) {
 	p.mu.Lock()
 	p.urls = append(p.urls, url)
 	dl, _ := ctx.Deadline()
@@ -98,7 +105,7 @@ func (p *fakePages) Scrape(ctx context.Context, url string) (json.RawMessage, er
 	answer := p.answer
 	p.mu.Unlock()
 	if answer == nil {
-		return json.RawMessage(`{"title":"ok"}`), nil
+		return titled("ok"), nil
 	}
 	return answer(ctx, url)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/taskpipe/taskpipe/internal/emf"
 	"github.com/taskpipe/taskpipe/internal/message"
 	"github.com/taskpipe/taskpipe/internal/scrape"
+	"github.com/taskpipe/taskpipe/internal/site"
 	"github.com/taskpipe/taskpipe/internal/sqsqueue"
 	"github.com/taskpipe/taskpipe/internal/task"
 )
@@ -213,22 +214,22 @@ func (s *Scraper) process(ctx context.Context, log *slog.Logger, msg events.SQSM
 func (s *Scraper) work(ctx context.Context, log *slog.Logger, msg events.SQSMessage, t task.Task, token string) bool {
 	start := s.Now()
 	wctx, cancel := context.WithDeadline(ctx, s.workDeadline(ctx, start))
-	result, err := s.Pages.Scrape(wctx, t.URL)
+	doc, err := s.Pages.Scrape(wctx, t.URL)
 	cancel()
 	latency := s.Now().Sub(start)
 	s.record(log, nil, emf.Milliseconds(emf.FetchLatency, latency))
 
-	if err == nil && len(result) > task.MaxResultBytes {
-		err = task.Fatalf("handler: scraper: result is %d bytes, limit %d", len(result), task.MaxResultBytes)
+	var result json.RawMessage
+	if err == nil {
+		result, err = s.result(doc)
 	}
-	if err == nil && !json.Valid(result) {
-		err = task.Fatalf("handler: scraper: result is not valid JSON")
-	}
-	switch {
+	switch kind := task.KindOf(err); {
 	case err == nil:
 		return s.finish(ctx, log, t, token, result, latency)
-	case task.KindOf(err) == task.KindFatal:
-		return s.fail(ctx, log, t, token, task.KindFatal, err)
+	case kind == task.KindFatal || kind == task.KindRobots || kind == task.KindOptOut:
+		// Retrying cannot change the answer: the same page, the same
+		// robots.txt, the same opt-out list.
+		return s.fail(ctx, log, t, token, kind, err)
 	case t.Attempts >= t.MaxAttempts:
 		// No claim is left for a retry: releasing would only send the
 		// message round the queue until its redrive moved it to the DLQ,
@@ -238,6 +239,21 @@ func (s *Scraper) work(ctx context.Context, log *slog.Logger, msg events.SQSMess
 	default:
 		return s.release(ctx, log, msg, t, token, err)
 	}
+}
+
+// result is what the row keeps of a document: the bounded summary of the
+// start page (scrape.SummaryOf), within task.MaxResultBytes.
+func (s *Scraper) result(doc *site.Document) (json.RawMessage, error) {
+	if doc == nil || len(doc.Pages) == 0 {
+		return nil, task.Fatalf("handler: scraper: the scraper returned no start page")
+	}
+	b, err := scrape.SummaryOf(doc).MarshalBounded()
+	if err != nil {
+		// The summary holds only strings and numbers; a marshal error is a
+		// bug that no retry of the same page fixes.
+		return nil, task.Fatal(fmt.Errorf("handler: scraper: %w", err))
+	}
+	return b, nil
 }
 
 // workDeadline ends the scrape Margin before the invocation deadline and

@@ -19,6 +19,7 @@ import (
 	"github.com/taskpipe/taskpipe/internal/emf"
 	"github.com/taskpipe/taskpipe/internal/handler"
 	"github.com/taskpipe/taskpipe/internal/scrape"
+	"github.com/taskpipe/taskpipe/internal/site"
 	"github.com/taskpipe/taskpipe/internal/task"
 	"github.com/taskpipe/taskpipe/internal/task/tasktest"
 )
@@ -234,8 +235,8 @@ func TestScraperScrapeOKFinishes(t *testing.T) {
 	t.Parallel()
 	b := setupScraper(t)
 	b.seed(t, tasktest.Pending("t1"))
-	b.pages.answer = func(context.Context, string) (json.RawMessage, error) {
-		return json.RawMessage(`{"title":"Example"}`), nil
+	b.pages.answer = func(context.Context, string) (*site.Document, error) {
+		return titled("Example"), nil
 	}
 
 	failures := b.handle(t, t.Context(), sqsEvent(compactBody("t1")))
@@ -244,7 +245,9 @@ func TestScraperScrapeOKFinishes(t *testing.T) {
 	require.Equal(t, []string{"https://example.com/t1"}, b.pages.calls(), "the row's URL, not the message's")
 	got := b.get(t, "t1")
 	require.Equal(t, task.StateFinished, got.State)
-	require.JSONEq(t, `{"title":"Example"}`, string(got.Result))
+	var row map[string]any
+	require.NoError(t, json.Unmarshal(got.Result, &row))
+	require.Equal(t, "Example", row["title"], "the row keeps the start page's bounded summary")
 	require.Equal(t, "tok-1", got.ClaimToken)
 	require.Equal(t, 1, got.Attempts)
 	require.Equal(t, map[string]float64{emf.TasksFinished: 1}, b.metrics.counts())
@@ -254,7 +257,7 @@ func TestScraperFatalScrapeErrorFailsTask(t *testing.T) {
 	t.Parallel()
 	b := setupScraper(t)
 	b.seed(t, tasktest.Pending("t1"))
-	b.pages.answer = func(context.Context, string) (json.RawMessage, error) {
+	b.pages.answer = func(context.Context, string) (*site.Document, error) {
 		return nil, task.Fatalf("scrape: http status 404")
 	}
 
@@ -273,7 +276,7 @@ func TestScraperRetryableScrapeErrorReleasesAndRetries(t *testing.T) {
 	t.Parallel()
 	b := setupScraper(t)
 	b.seed(t, tasktest.Pending("t1"))
-	b.pages.answer = func(context.Context, string) (json.RawMessage, error) {
+	b.pages.answer = func(context.Context, string) (*site.Document, error) {
 		return nil, errors.New("dial tcp: connection reset by peer") // no kind: retryable
 	}
 
@@ -301,7 +304,7 @@ func TestScraperRetryableErrorOnLastAttemptFailsExhausted(t *testing.T) {
 	b := setupScraper(t)
 	// Two claims used, the lease expired: this delivery makes the last one.
 	b.seed(t, running("t1", "old", tasktest.T0.Add(-time.Minute), task.DefaultMaxAttempts-1))
-	b.pages.answer = func(context.Context, string) (json.RawMessage, error) {
+	b.pages.answer = func(context.Context, string) (*site.Document, error) {
 		return nil, errors.New("http status 503") // no kind: retryable
 	}
 
@@ -349,7 +352,7 @@ func TestScraperRetryBackoff(t *testing.T) {
 				b.h.RetryBackoff = 0
 			}
 			b.seed(t, tasktest.Pending("t1"))
-			b.pages.answer = func(context.Context, string) (json.RawMessage, error) { return nil, tt.err }
+			b.pages.answer = func(context.Context, string) (*site.Document, error) { return nil, tt.err }
 			ev := sqsEvent(compactBody("t1"))
 			ev.Records[0].Attributes["ApproximateReceiveCount"] = tt.receives
 
@@ -364,7 +367,7 @@ func TestScraperBackoffFailureStillRetries(t *testing.T) {
 	b := setupScraper(t)
 	b.vis.err = errors.New("receipt handle has expired")
 	b.seed(t, tasktest.Pending("t1"))
-	b.pages.answer = func(context.Context, string) (json.RawMessage, error) { return nil, errors.New("timeout") }
+	b.pages.answer = func(context.Context, string) (*site.Document, error) { return nil, errors.New("timeout") }
 
 	require.Equal(t, []string{"m-1"}, b.handle(t, t.Context(), sqsEvent(compactBody("t1"))))
 	require.Contains(t, b.logs.String(), "receipt handle has expired")
@@ -393,9 +396,9 @@ func TestScraperStaleClaimAcknowledged(t *testing.T) {
 			t.Parallel()
 			b := setupScraper(t)
 			b.seed(t, tasktest.Pending("t1"))
-			b.pages.answer = func(context.Context, string) (json.RawMessage, error) {
+			b.pages.answer = func(context.Context, string) (*site.Document, error) {
 				b.takeOver(t, "t1")
-				return json.RawMessage(`{"title":"late"}`), tt.err
+				return titled("late"), tt.err
 			}
 
 			failures := b.handle(t, t.Context(), sqsEvent(compactBody("t1")))
@@ -433,9 +436,9 @@ func TestScraperStoreErrorIsRetried(t *testing.T) {
 			b := setupScraper(t)
 			b.seed(t, tasktest.Pending("t1"))
 			if tt.failAfterClaim {
-				b.pages.answer = func(context.Context, string) (json.RawMessage, error) {
+				b.pages.answer = func(context.Context, string) (*site.Document, error) {
 					b.local.Server.EmulateFailure(miniserver.FailureConditionInternalServerError)
-					return json.RawMessage(`{}`), tt.scrapeErr
+					return titled(""), tt.scrapeErr
 				}
 			} else {
 				b.local.Server.EmulateFailure(miniserver.FailureConditionInternalServerError)
@@ -457,11 +460,11 @@ func TestScraperPanicIsRetriedOthersProcessed(t *testing.T) {
 	t.Parallel()
 	b := setupScraper(t)
 	b.seed(t, tasktest.Pending("boom"), tasktest.Pending("fine"))
-	b.pages.answer = func(_ context.Context, url string) (json.RawMessage, error) {
+	b.pages.answer = func(_ context.Context, url string) (*site.Document, error) {
 		if strings.HasSuffix(url, "/boom") {
 			panic("nil map write")
 		}
-		return json.RawMessage(`{}`), nil
+		return titled(""), nil
 	}
 
 	resp, err := b.h.Handle(t.Context(), sqsEvent(compactBody("boom"), compactBody("fine")))
@@ -519,18 +522,55 @@ func TestScraperWorkStopsBeforeDeadlineAndLeaseEnd(t *testing.T) {
 	}
 }
 
-func TestScraperOversizedResultFailsTask(t *testing.T) {
+// TestScraperRowIsBounded: however large the document, the row keeps its
+// bounded summary; a document without a start page is a bug, fatal.
+func TestScraperRowIsBounded(t *testing.T) {
 	t.Parallel()
 	b := setupScraper(t)
-	b.seed(t, tasktest.Pending("t1"))
-	b.pages.answer = func(context.Context, string) (json.RawMessage, error) {
-		return json.RawMessage(`"` + strings.Repeat("x", task.MaxResultBytes) + `"`), nil
+	b.seed(t, tasktest.Pending("t1"), tasktest.Pending("t2"))
+	b.pages.answer = func(_ context.Context, url string) (*site.Document, error) {
+		if strings.HasSuffix(url, "t2") {
+			return &site.Document{}, nil
+		}
+		d := titled(strings.Repeat("x", task.MaxResultBytes))
+		for i := range 50 {
+			d.Contacts.Emails = append(d.Contacts.Emails, fmt.Sprintf("%s%d@example.com", strings.Repeat("a", 200), i))
+		}
+		return d, nil
 	}
 
 	require.Empty(t, b.handle(t, t.Context(), sqsEvent(compactBody("t1"))))
+	require.Empty(t, b.handle(t, t.Context(), sqsEvent(compactBody("t2"))))
 	got := b.get(t, "t1")
+	require.Equal(t, task.StateFinished, got.State)
+	require.LessOrEqual(t, len(got.Result), task.MaxResultBytes)
+	got = b.get(t, "t2")
 	require.Equal(t, task.StateFailed, got.State)
-	require.Contains(t, got.LastError, "limit 16384")
+	require.Equal(t, task.KindFatal, got.ErrorKind)
+	require.Contains(t, got.LastError, "no start page")
+}
+
+// TestScraperRobotsAndOptOutFail: a robots.txt refusal and an opt-out end
+// the task at once with their own kind; no retry.
+func TestScraperRobotsAndOptOutFail(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		err  error
+		kind task.ErrorKind
+	}{
+		{task.Robots(errors.New("robots.txt disallows / (rule Disallow: /)")), task.KindRobots},
+		{task.OptedOut(errors.New("example.com is on the opt-out list")), task.KindOptOut},
+	} {
+		b := setupScraper(t)
+		b.seed(t, tasktest.Pending("t1"))
+		b.pages.answer = func(context.Context, string) (*site.Document, error) { return nil, tt.err }
+		require.Empty(t, b.handle(t, t.Context(), sqsEvent(compactBody("t1"))), "not retried")
+		got := b.get(t, "t1")
+		require.Equal(t, task.StateFailed, got.State)
+		require.Equal(t, tt.kind, got.ErrorKind)
+		require.Contains(t, got.LastError, tt.err.Error())
+		require.Equal(t, map[string]float64{"TasksFailed{ErrorKind=" + string(tt.kind) + "}": 1}, b.metrics.counts())
+	}
 }
 
 func TestScraperRetryWithoutMessageIDFailsBatch(t *testing.T) {

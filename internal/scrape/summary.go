@@ -5,8 +5,27 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/taskpipe/taskpipe/internal/site"
 	"github.com/taskpipe/taskpipe/internal/task"
 )
+
+// SummaryOf is the row summary of a crawl: the start page's fields, with
+// the e-mail addresses and social profiles of every page.
+func SummaryOf(d *site.Document) Summary {
+	if len(d.Pages) == 0 {
+		return Summary{URL: d.URL}
+	}
+	p := d.Pages[0]
+	s := Summary{
+		URL: p.FinalURL, Status: p.Status, Title: p.Title, Description: p.Description, Canonical: p.Canonical,
+		Lang: p.Language, H1: p.H1, InternalLinks: p.InternalLinks, ExternalLinks: p.ExternalLinks,
+		Emails: d.Contacts.Emails, TextLength: p.TextLength, Bytes: p.Bytes, Truncated: p.Truncated,
+	}
+	for _, so := range d.Socials {
+		s.Socials = append(s.Socials, Social{Network: so.Network, URL: so.URL})
+	}
+	return s
+}
 
 // MarshalBounded returns the summary as JSON of at most task.MaxResultBytes.
 // When the full summary is larger (long URLs, many long e-mail addresses,

@@ -28,7 +28,12 @@ func main() {
 	exitOn(err)
 	store, err := dynamostore.New(dynamodb.NewFromConfig(awsCfg), dynamostore.Options{Table: cfg.TableName, LiveShards: cfg.LiveShards})
 	exitOn(err)
-	pages, err := scrape.New(scrape.Options{AllowPrivateNetworks: cfg.AllowPrivateNetworks})
+	pages, err := scrape.New(scrape.Options{
+		AllowPrivateNetworks: cfg.AllowPrivateNetworks,
+		UserAgent:            cfg.UserAgent,
+		OptOut:               cfg.OptOut,
+		MaxPages:             cfg.MaxPages,
+	})
 	exitOn(err)
 	queue := sqs.NewFromConfig(awsCfg)
 	h := &handler.Scraper{

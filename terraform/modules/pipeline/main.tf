@@ -41,6 +41,9 @@ locals {
   scraper_environment = merge(local.environment, {
     FUNCTION_TIMEOUT_SECONDS = tostring(var.scraper_timeout)
     RETRY_BACKOFF_SECONDS    = tostring(var.scraper_retry_backoff_seconds)
+    SCRAPER_USER_AGENT       = var.scraper_user_agent
+    SCRAPER_OPTOUT_DOMAINS   = join(",", var.scraper_optout_domains)
+    SCRAPER_MAX_PAGES        = tostring(var.scraper_max_pages)
   })
 
   reconciler_environment = merge(local.environment, {

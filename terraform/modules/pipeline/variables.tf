@@ -284,13 +284,46 @@ variable "scraper_timeout" {
 }
 
 variable "scraper_memory_size" {
-  description = "Scraper memory in MB. The production Node.js scraper used 1,536 MB; the Go one streams pages with capped sizes and needs far less."
+  description = "Scraper memory in MB (GOMEMLIMIT is set to 80% of it). The production Node.js scraper used 1,536 MB; the Go one streams pages with capped sizes and bounds its main-content extractor's input, and peaks below 160 MB (docs/extraction.md)."
   type        = number
-  default     = 512
+  default     = 256
 
   validation {
     condition     = var.scraper_memory_size >= 128 && var.scraper_memory_size <= 10240
     error_message = "scraper_memory_size must be between 128 and 10240 MB."
+  }
+}
+
+variable "scraper_user_agent" {
+  description = "User-Agent of every scraper request (SCRAPER_USER_AGENT): a product token with its version and a contact URL, so site owners can tell who crawls them and how to reach you. robots.txt groups are matched against its product token."
+  type        = string
+  default     = "taskpipe-scraper/1.0 (+https://github.com/taskpipe/taskpipe)"
+
+  validation {
+    condition     = var.scraper_user_agent != "" && can(regex("^[A-Za-z0-9._-]+/[A-Za-z0-9._+-]+ .*https?://", var.scraper_user_agent))
+    error_message = "scraper_user_agent must be a product token with a version and a contact URL, e.g. \"acme-bot/1.0 (+https://acme.example/bot)\"."
+  }
+}
+
+variable "scraper_optout_domains" {
+  description = "Registrable domains the scraper never fetches (SCRAPER_OPTOUT_DOMAINS): their tasks fail with errorKind optout before any request. It travels in the function's environment, which Lambda caps at 4 KB in all (lambda/latest/dg/configuration-envvars.html), hence at most 2,048 characters; `taskpipe optout add` changes the live function, and this list must then follow or the next apply reverts it."
+  type        = list(string)
+  default     = []
+
+  validation {
+    condition     = alltrue([for d in var.scraper_optout_domains : can(regex("^[a-z0-9]([a-z0-9.-]*[a-z0-9])?\\.[a-z0-9-]+$", d))]) && length(join(",", var.scraper_optout_domains)) <= 2048
+    error_message = "scraper_optout_domains must be lowercase domain names (example.com), at most 2,048 characters together."
+  }
+}
+
+variable "scraper_max_pages" {
+  description = "Key pages (contact, imprint, about, ...) each task fetches besides the start page (SCRAPER_MAX_PAGES); 0 fetches the start page only."
+  type        = number
+  default     = 5
+
+  validation {
+    condition     = var.scraper_max_pages >= 0 && var.scraper_max_pages <= 10 && floor(var.scraper_max_pages) == var.scraper_max_pages
+    error_message = "scraper_max_pages must be a whole number from 0 to 10."
   }
 }
 
