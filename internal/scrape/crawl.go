@@ -216,9 +216,7 @@ func (cr *crawl) addPage(ctx context.Context, u *url.URL, role site.PageRole, pr
 		Title: p.Title, Description: p.Description, H1: p.H1, Canonical: p.Canonical, Alternates: p.Alternates,
 		TextLength: p.TextLength, InternalLinks: p.InternalLinks, ExternalLinks: p.ExternalLinks, Truncated: p.Truncated,
 	}
-	cctx, cancel := context.WithTimeout(ctx, cr.c.opts.ContentTimeout)
-	defer cancel()
-	content, err := site.ExtractContent(cctx, p.Content, final)
+	content, err := site.ExtractContent(ctx, p.Content, final, cr.c.opts.ContentTimeout)
 	page.Text, page.Markdown, page.ContentTruncated = content.Text, content.Markdown, content.Truncated
 	if err != nil {
 		page.ContentError = strings.TrimPrefix(err.Error(), "site: extract content: ")

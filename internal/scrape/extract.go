@@ -112,6 +112,7 @@ type Social struct {
 // Bounds of what a Page collects for the site document.
 const (
 	maxLinks        = 500
+	maxQueryLinks   = 50
 	maxLinkText     = 120
 	maxAlternates   = 32
 	maxTelLinks     = 20
@@ -220,6 +221,7 @@ type extractor struct {
 	linkHref   string // its resolved URL
 	linkLabel  string // its aria-label or title
 	seenLinks  map[string]bool
+	queryLinks int    // links with a query kept
 	inJSONLD   bool   // inside <script type=application/ld+json>
 	jsonldNew  bool   // no text of that script kept yet
 	jsonldSize int    // bytes of JSON-LD kept
@@ -356,6 +358,10 @@ func (e *extractor) startLinkText(href, label string) {
 	if len(e.out.Links) >= maxLinks {
 		return
 	}
+	hasQuery := strings.ContainsRune(href, '?')
+	if hasQuery && e.queryLinks >= maxQueryLinks {
+		return // views of one page ("?item=7") must not crowd out the footer's links
+	}
 	u, err := e.base.Parse(strings.ReplaceAll(strings.TrimSpace(href), `\`, "/"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || e.domain(u.Hostname()) != e.pageDomain {
 		return
@@ -364,6 +370,9 @@ func (e *extractor) startLinkText(href, label string) {
 	s := u.String()
 	if len(s) > maxURLBytes || e.seenLinks[s] {
 		return
+	}
+	if hasQuery {
+		e.queryLinks++
 	}
 	e.inLink, e.linkHref, e.linkLabel, e.linkText = true, s, label, e.linkText[:0]
 }

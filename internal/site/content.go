@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"runtime"
 	"strings"
+	"time"
 	"unicode"
 
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
@@ -45,8 +47,13 @@ const (
 	maxMarkdownBytes = 384 << 10
 )
 
-// ErrNoContent means the extractor found no main content on the page.
-var ErrNoContent = errors.New("no main content found")
+// Errors of ExtractContent; test with errors.Is.
+var (
+	// ErrNoContent means the extractor found no main content on the page.
+	ErrNoContent = errors.New("no main content found")
+	// ErrContentTimeout means the extraction ran out of its time.
+	ErrContentTimeout = errors.New("extraction timed out")
+)
 
 // Content is the main content of one page.
 type Content struct {
@@ -62,19 +69,22 @@ type Content struct {
 	Organizations []Organization
 }
 
-// contentSlot lets one extraction run at a time: a run that outlives its
-// context (go-trafilatura takes no context) keeps the slot until it ends,
-// so an abandoned run and a new one never hold two DOMs at once.
-var contentSlot = make(chan struct{}, 1)
+// contentSlots bound the extractions that run at once to the CPUs (one in
+// a Lambda invocation, which scrapes one task): a run that outlives its
+// time bound (go-trafilatura takes no context) keeps its slot until it
+// ends, so abandoned runs cannot pile up DOMs.
+var contentSlots = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 
 // ExtractContent finds the main content of page (UTF-8 HTML; only its first
 // MaxContentInput bytes are read) with go-trafilatura: navigation,
-// headers, footers, cookie banners and sidebars removed. It returns
-// ErrNoContent when there is none, and ctx's error when ctx ends first;
-// either way Content may still carry microdata organisations.
-func ExtractContent(ctx context.Context, page []byte, pageURL *url.URL) (Content, error) {
+// headers, footers, cookie banners and sidebars removed. It waits for a
+// free extractor slot while ctx lasts, then gives the extraction at most
+// timeout. It returns ErrNoContent when there is none, and a timeout or
+// ctx's error when time runs out; either way Content may still carry
+// microdata organisations.
+func ExtractContent(ctx context.Context, page []byte, pageURL *url.URL, timeout time.Duration) (Content, error) {
 	select {
-	case contentSlot <- struct{}{}:
+	case contentSlots <- struct{}{}:
 	case <-ctx.Done():
 		return Content{}, fmt.Errorf("site: extract content: waiting for the extractor: %w", ctx.Err())
 	}
@@ -84,7 +94,7 @@ func ExtractContent(ctx context.Context, page []byte, pageURL *url.URL) (Content
 	}
 	done := make(chan result, 1)
 	go func() {
-		defer func() { <-contentSlot }()
+		defer func() { <-contentSlots }()
 		defer func() {
 			if r := recover(); r != nil {
 				done <- result{err: fmt.Errorf("site: extract content: extractor panicked: %v", r)}
@@ -93,9 +103,13 @@ func ExtractContent(ctx context.Context, page []byte, pageURL *url.URL) (Content
 		c, err := extractContent(page, pageURL)
 		done <- result{c, err}
 	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
 	select {
 	case r := <-done:
 		return r.c, r.err
+	case <-timer.C:
+		return Content{}, fmt.Errorf("site: extract content: %w after %v", ErrContentTimeout, timeout)
 	case <-ctx.Done():
 		return Content{}, fmt.Errorf("site: extract content: %w", ctx.Err())
 	}

@@ -87,7 +87,7 @@ type extractor struct {
 func extractors() []extractor {
 	return []extractor{
 		{"go-trafilatura (ExtractContent)", func(page []byte, u *url.URL) (string, error) {
-			c, err := ExtractContent(context.Background(), page, u)
+			c, err := ExtractContent(context.Background(), page, u, time.Minute)
 			return c.Text, err
 		}},
 		{"readeck/go-readability/v2", readabilityText},
@@ -187,7 +187,7 @@ func TestExtractionPeakHeap(t *testing.T) {
 		var c Content
 		var err error
 		start := time.Now()
-		peak := peakHeap(func() { c, err = ExtractContent(context.Background(), page, u) })
+		peak := peakHeap(func() { c, err = ExtractContent(context.Background(), page, u, time.Minute) })
 		t.Logf("%s: peak heap %.1f MiB, %.2fs, truncated %t, %d bytes of text, err %v",
 			shape, float64(peak)/(1<<20), time.Since(start).Seconds(), c.Truncated, len(c.Text), err)
 		require.Less(t, peak, uint64(64<<20), "%s: peak heap %.1f MiB", shape, float64(peak)/(1<<20))

@@ -144,6 +144,7 @@ func ChooseKeyPages(start *url.URL, links []Link, maxPages int) []KeyPage {
 		url             string
 		text, last, all string
 		depth           int
+		query           bool
 	}
 	var cands []cand
 	seen := map[string]bool{}
@@ -168,7 +169,7 @@ func ChooseKeyPages(start *url.URL, links []Link, maxPages int) []KeyPage {
 		p := strings.Trim(u.Path, "/")
 		segs := strings.Split(p, "/")
 		last := strings.TrimSuffix(segs[len(segs)-1], path.Ext(segs[len(segs)-1]))
-		cands = append(cands, cand{url: key, text: fold(l.Text), last: fold(last), all: fold(p), depth: len(segs)})
+		cands = append(cands, cand{url: key, text: fold(l.Text), last: fold(last), all: fold(p), depth: len(segs), query: u.RawQuery != ""})
 	}
 	var out []KeyPage
 	taken := map[string]bool{}
@@ -182,6 +183,9 @@ func ChooseKeyPages(start *url.URL, links []Link, maxPages int) []KeyPage {
 				continue
 			}
 			s := score(role, c.text, c.last, c.all)
+			if c.query {
+				s-- // a page with a query is a view of another page, rarely the key page itself
+			}
 			if s > bestScore || (s == bestScore && best >= 0 && c.depth < cands[best].depth) {
 				best, bestScore = i, s
 			}

@@ -80,6 +80,8 @@ type Site struct {
 	Hops int
 	// Status is the status of a server-error site.
 	Status int
+	// Robots is what its origin's robots.txt says.
+	Robots Robots
 }
 
 // Fixed parameters of the behaviours.
@@ -99,6 +101,7 @@ const (
 	streamParams
 	streamPage
 	streamInput
+	streamRobots
 )
 
 // mix64 is SplitMix64's finalizer: a fast, well-distributed 64-bit hash.
@@ -130,7 +133,7 @@ func drawSite(c *Config, bs []Behavior, cum []float64, id int) Site {
 			break
 		}
 	}
-	s := Site{ID: id, Behavior: b}
+	s := Site{ID: id, Behavior: b, Robots: drawRobots(c, id)}
 	r := siteRand(c.Seed, id, streamParams)
 	switch b {
 	case Slow:
@@ -173,6 +176,9 @@ func (s Site) String() string {
 		out += ", hops " + strconv.Itoa(s.Hops)
 	case s.Status > 0:
 		out += ", status " + strconv.Itoa(s.Status)
+	}
+	if s.Robots != "" && s.Robots != RobotsNone {
+		out += ", robots " + string(s.Robots)
 	}
 	return out + ")"
 }

@@ -129,7 +129,7 @@ func TestSiteParameters(t *testing.T) {
 	c := w.Config()
 	failures := map[int]bool{}
 	for _, s := range w.Sites() {
-		zero := Site{ID: s.ID, Behavior: s.Behavior}
+		zero := Site{ID: s.ID, Behavior: s.Behavior, Robots: s.Robots}
 		switch s.Behavior {
 		case Slow:
 			require.GreaterOrEqual(t, s.Delay, c.SlowDelay.Min)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/taskpipe/taskpipe/internal/scrape"
+	"github.com/taskpipe/taskpipe/internal/site"
 	"github.com/taskpipe/taskpipe/internal/task"
 )
 
@@ -77,7 +78,11 @@ type Config struct {
 	InvalidRate float64
 	// BaseURL is where the web is reachable, "http://127.0.0.1:8099", for
 	// a caller that serves the handler itself. Start sets it otherwise.
+	// With BaseURL set every site has RobotsNone: the variants need the
+	// listeners of their own that Start opens.
 	BaseURL string
+	// Robots weighs the robots.txt variants; nil means DefaultRobots().
+	Robots map[Robots]int
 	// Limits describe the scraper whose outcomes Expect predicts.
 	Limits Limits
 }
@@ -98,6 +103,8 @@ type Limits struct {
 	MaxBodyBytes int64
 	// MaxRedirects is scrape.Options.MaxRedirects.
 	MaxRedirects int
+	// MaxPages is scrape.Options.MaxPages: key pages per crawl.
+	MaxPages int
 }
 
 // LimitsOf returns the Limits of a scraper built with o whose tasks have
@@ -110,6 +117,7 @@ func LimitsOf(o scrape.Options, maxAttempts int) Limits {
 		MaxRetryAfter: o.MaxRetryAfter,
 		MaxBodyBytes:  o.MaxBodyBytes,
 		MaxRedirects:  o.MaxRedirects,
+		MaxPages:      o.MaxPages,
 	}
 }
 
@@ -120,6 +128,12 @@ func (l Limits) withDefaults() Limits {
 	l.MaxRetryAfter = orDefault(l.MaxRetryAfter, scrape.DefaultMaxRetryAfter)
 	l.MaxBodyBytes = orDefault(l.MaxBodyBytes, scrape.DefaultMaxBodyBytes)
 	l.MaxRedirects = orDefault(l.MaxRedirects, scrape.DefaultMaxRedirects)
+	switch {
+	case l.MaxPages == 0:
+		l.MaxPages = site.DefaultMaxPages
+	case l.MaxPages < 0:
+		l.MaxPages = 0
+	}
 	return l
 }
 
@@ -166,6 +180,9 @@ func (c Config) withDefaults() (Config, error) {
 			errs = append(errs, err)
 		}
 	}
+	if err := validateRobots(c.Robots); err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return c, fmt.Errorf("fixtureweb: config: %w", errors.Join(errs...))
 	}
@@ -188,6 +205,12 @@ func (c Config) withDefaults() (Config, error) {
 		c.InvalidRate = 0
 	}
 	c.BaseURL = strings.TrimSuffix(c.BaseURL, "/")
+	switch {
+	case c.BaseURL != "":
+		c.Robots = map[Robots]int{RobotsNone: 1}
+	case c.Robots == nil:
+		c.Robots = DefaultRobots()
+	}
 	c.Limits = c.Limits.withDefaults()
 
 	// A timing that straddles the per-attempt timeout has no predictable

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/taskpipe/taskpipe/internal/scrape"
+	"github.com/taskpipe/taskpipe/internal/site"
 	"github.com/taskpipe/taskpipe/internal/task"
 )
 
@@ -31,6 +32,7 @@ func TestNewDefaults(t *testing.T) {
 		MaxRetryAfter: scrape.DefaultMaxRetryAfter,
 		MaxBodyBytes:  scrape.DefaultMaxBodyBytes,
 		MaxRedirects:  scrape.DefaultMaxRedirects,
+		MaxPages:      site.DefaultMaxPages,
 	}, c.Limits)
 	require.Equal(t, c.Limits, LimitsOf(scrape.Options{}, 0).withDefaults())
 	require.Len(t, w.Sites(), DefaultSites)

@@ -31,7 +31,7 @@ func Example() {
 	resp.Body.Close()
 	fmt.Println("stats:", resp.Status)
 	// Output:
-	// 200 lines: 4 rejected, 196 tasks (178 finished of which 1 truncated, 12 failed fatal, 6 failed exhausted), 290 requests
+	// 200 lines: 4 rejected, 196 tasks (168 finished of which 1 truncated, 10 failed fatal, 12 failed robots, 6 failed exhausted), 765 requests (496 key pages), 216 robots.txt requests
 	// stats: 200 OK
 }
 
@@ -64,14 +64,14 @@ func ExampleWeb_Expect() {
 	fmt.Println(e.Outcome, e.Reason)
 	// Output:
 	// site 1 (not-found)                            Failed   fatal     claims=1 requests=1
-	// site 4 (slow, delay 692ms)                    Finished           claims=1 requests=1
-	// site 6 (huge)                                 Finished           claims=1 requests=1
-	// site 8 (flaky, failures 1)                    Finished           claims=2 requests=2
+	// site 4 (slow, delay 692ms)                    Finished           claims=1 requests=4
+	// site 6 (huge)                                 Finished           claims=1 requests=3
+	// site 8 (flaky, failures 1)                    Finished           claims=2 requests=5
 	// site 10 (redirect-loop)                       Failed   fatal     claims=1 requests=6
 	// site 12 (server-error, status 500)            Failed   exhausted claims=2 requests=2
-	// site 20 (rate-limited, failures 1)            Finished           claims=2 requests=2
-	// site 24 (redirect-chain, hops 2)              Finished           claims=1 requests=3
-	// site 42 (slow-drip, drip 1.233s)              Finished           claims=1 requests=1
+	// site 20 (rate-limited, failures 1)            Finished           claims=2 requests=5
+	// site 24 (redirect-chain, hops 2)              Finished           claims=1 requests=6
+	// site 42 (slow-drip, drip 1.233s)              Finished           claims=1 requests=4
 	// site 57 (not-html)                            Failed   fatal     claims=1 requests=1
 	// Rejected weburl: normalize "javascript:alert(1)": invalid website url: scheme "javascript" is not http or https
 }

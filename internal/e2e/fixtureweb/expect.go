@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taskpipe/taskpipe/internal/site"
 	"github.com/taskpipe/taskpipe/internal/task"
 	"github.com/taskpipe/taskpipe/internal/weburl"
 )
@@ -41,7 +42,8 @@ const (
 type Expectation struct {
 	Line    string
 	Outcome Outcome
-	// Kind is task.KindFatal or task.KindExhausted for Failed, "" otherwise.
+	// Kind is task.KindFatal, task.KindRobots or task.KindExhausted for
+	// Failed, "" otherwise.
 	Kind task.ErrorKind
 	// Site is the site's id, -1 for a line that names no site.
 	Site     int
@@ -52,8 +54,14 @@ type Expectation struct {
 	// fetch, plus the lost ones of ExpectLosing.
 	Claims int
 	// Requests is the number of HTTP requests the web receives for the
-	// line, redirects included.
+	// line's site pages, redirects and key pages included.
 	Requests int
+	// KeyPages is the number of key pages a Finished task fetches.
+	KeyPages int
+	// RobotsRequests is the number of requests for the robots.txt of the
+	// site's origin: one per claim that fetches (a crawl reads it first),
+	// or the client's attempts when it answers 503.
+	RobotsRequests int
 	// Reason says why, in a few words.
 	Reason string
 }
@@ -68,8 +76,8 @@ func (e Expectation) Matches(state task.State, kind task.ErrorKind) bool {
 	switch {
 	case e.Outcome == Finished:
 		return state == task.StateFinished
-	case e.Outcome == Failed && e.Kind == task.KindFatal:
-		return state == task.StateFailed && kind == task.KindFatal
+	case e.Outcome == Failed && (e.Kind == task.KindFatal || e.Kind == task.KindRobots):
+		return state == task.StateFailed && kind == e.Kind
 	case e.Outcome == Failed && e.Kind == task.KindExhausted:
 		return state == task.StateFailed && (kind == task.KindExhausted || kind == task.KindStuck)
 	}
@@ -112,15 +120,42 @@ func (w *Web) siteOf(u *url.URL) (int, bool) {
 	if base == "" {
 		return 0, false
 	}
-	bu, err := weburl.Normalize(base)
-	if err != nil || bu.Scheme != u.Scheme || bu.Host != u.Host {
-		return 0, false
-	}
 	id, rest, ok := w.parseSitePath(u.Path)
 	if !ok || rest != "/" {
 		return 0, false
 	}
+	bu, err := weburl.Normalize(w.origin(w.sites[id].Robots))
+	if err != nil || bu.Scheme != u.Scheme || bu.Host != u.Host {
+		return 0, false
+	}
 	return id, true
+}
+
+// keyPages is the number of key pages a crawl of site s fetches: the
+// scraper's own choice (site.ChooseKeyPages) from the links every page of
+// the site has (one product link stands for all: they differ only in
+// their query; a home page cut at the body cap has lost its footer and
+// the footer's link), less those its robots.txt disallows.
+func (w *Web) keyPages(s Site, homePath string, cut bool) int {
+	c := newContent(w.cfg.Seed, s.ID)
+	start := &url.URL{Scheme: "http", Host: "fixture.invalid", Path: homePath}
+	var links []site.Link
+	nav := c.links()
+	if cut {
+		nav = nav[:len(nav)-1]
+	}
+	for _, l := range append(nav, link{sitePath(s.ID) + "contact?item=1", c.lang.contact}) {
+		if u, err := start.Parse(l.href); err == nil {
+			links = append(links, site.Link{URL: u.String(), Text: l.text})
+		}
+	}
+	n := 0
+	for _, k := range site.ChooseKeyPages(start, links, w.cfg.Limits.MaxPages) {
+		if u, err := url.Parse(k.URL); err == nil && !s.Robots.disallows(u.Path) {
+			n++
+		}
+	}
+	return n
 }
 
 // expectSite fills in the outcome of a first visit to s when lost claims
@@ -139,8 +174,25 @@ func (w *Web) expectSite(e *Expectation, s Site, lost int) {
 	if lost > 0 {
 		lostNote = fmt.Sprintf(" (%d claims lost before a fetch)", lost)
 	}
+	// A crawl reads robots.txt before anything else, once per claim.
+	perClaimRobots := 1
+	if s.Robots == RobotsServerError {
+		perClaimRobots = l.FetchAttempts
+	}
+	defer func() { e.RobotsRequests = perClaimRobots * max(0, e.Claims-lost) }()
+	if s.Robots == RobotsDisallowAll || s.Robots == RobotsServerError {
+		e.Outcome, e.Kind, e.Requests, e.Claims = Failed, task.KindRobots, 0, 1+lost
+		e.Reason = "robots.txt " + string(s.Robots) + ": the start URL is disallowed" + lostNote
+		return
+	}
+	homePath := sitePath(s.ID)
+	if s.Behavior == RedirectChain {
+		homePath += "final"
+	}
 	done := func(requests, claims int, why string) {
-		e.Outcome, e.Requests, e.Claims, e.Reason = Finished, requests, claims+lost, why+lostNote
+		e.KeyPages = w.keyPages(s, homePath, e.Truncated)
+		e.Outcome, e.Requests, e.Claims = Finished, requests+e.KeyPages, claims+lost
+		e.Reason = fmt.Sprintf("%s, %d key pages%s", why, e.KeyPages, lostNote)
 	}
 	fatal := func(requests int, why string) {
 		e.Outcome, e.Kind, e.Requests, e.Claims, e.Reason = Failed, task.KindFatal, requests, 1+lost, why+lostNote
@@ -224,11 +276,15 @@ type Tally struct {
 	Finished        int
 	Truncated       int
 	FailedFatal     int
+	FailedRobots    int
 	FailedExhausted int
 	// Requests is the number of requests the web should see, summed over
 	// the lines that name a site.
-	Requests   int
-	ByBehavior map[Behavior]int
+	Requests int
+	// KeyPages and RobotsRequests add up the lines' expectations.
+	KeyPages       int
+	RobotsRequests int
+	ByBehavior     map[Behavior]int
 }
 
 // Tally adds up the expectations of lines, each predicted as a first
@@ -247,6 +303,8 @@ func (w *Web) Tally(lines []string) Tally {
 			t.Finished++
 		case e.Kind == task.KindFatal:
 			t.FailedFatal++
+		case e.Kind == task.KindRobots:
+			t.FailedRobots++
 		default:
 			t.FailedExhausted++
 		}
@@ -257,6 +315,8 @@ func (w *Web) Tally(lines []string) Tally {
 		if e.Site >= 0 {
 			t.ByBehavior[e.Behavior]++
 			t.Requests += e.Requests
+			t.KeyPages += e.KeyPages
+			t.RobotsRequests += e.RobotsRequests
 		}
 	}
 	return t
@@ -265,11 +325,11 @@ func (w *Web) Tally(lines []string) Tally {
 // String reports the tally on one line, for logs.
 func (t Tally) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d lines: %d rejected, %d tasks (%d finished of which %d truncated, %d failed fatal, %d failed exhausted",
-		t.Lines, t.Rejected, t.Tasks, t.Finished, t.Truncated, t.FailedFatal, t.FailedExhausted)
+	fmt.Fprintf(&b, "%d lines: %d rejected, %d tasks (%d finished of which %d truncated, %d failed fatal, %d failed robots, %d failed exhausted",
+		t.Lines, t.Rejected, t.Tasks, t.Finished, t.Truncated, t.FailedFatal, t.FailedRobots, t.FailedExhausted)
 	if t.Unknown > 0 {
 		fmt.Fprintf(&b, ", %d unknown", t.Unknown)
 	}
-	fmt.Fprintf(&b, "), %d requests", t.Requests)
+	fmt.Fprintf(&b, "), %d requests (%d key pages), %d robots.txt requests", t.Requests, t.KeyPages, t.RobotsRequests)
 	return b.String()
 }

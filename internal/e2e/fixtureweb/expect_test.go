@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/taskpipe/taskpipe/internal/scrape"
+	"github.com/taskpipe/taskpipe/internal/site"
 	"github.com/taskpipe/taskpipe/internal/task"
 	"github.com/taskpipe/taskpipe/internal/weburl"
 )
@@ -20,6 +21,7 @@ type outcome struct {
 	kind    task.ErrorKind
 	claims  int
 	summary scrape.Summary
+	doc     *site.Document
 	err     error
 }
 
@@ -35,12 +37,12 @@ func runTask(ctx context.Context, c *scrape.Client, url string, maxAttempts, los
 		if claim <= lost {
 			continue
 		}
-		res, err := c.Scrape(ctx, url)
-		switch {
+		doc, err := c.Crawl(ctx, url)
+		switch k := task.KindOf(err); {
 		case err == nil:
-			return outcome{state: task.StateFinished, claims: claim, summary: res.Summary}
-		case task.KindOf(err) == task.KindFatal:
-			return outcome{state: task.StateFailed, kind: task.KindFatal, claims: claim, err: err}
+			return outcome{state: task.StateFinished, claims: claim, summary: scrape.SummaryOf(doc), doc: doc}
+		case k == task.KindFatal || k == task.KindRobots:
+			return outcome{state: task.StateFailed, kind: k, claims: claim, err: err}
 		}
 		last = err
 	}
@@ -59,6 +61,9 @@ func tightConfig(seed int64, flakyFailures, rateLimitHits int) Config {
 	c.HugeBytes = 1 << 20
 	c.Limits = Limits{FetchAttempts: 1, Claims: 2, FetchTimeout: time.Minute,
 		MaxRetryAfter: 500 * time.Millisecond, MaxBodyBytes: 2 << 20, MaxRedirects: 2}
+	// robots.txt variants would hide behaviours from these scenarios;
+	// the defaults scenario crosses them with every behaviour.
+	c.Robots = map[Robots]int{RobotsNone: 1}
 	return c
 }
 
@@ -175,9 +180,17 @@ func TestExpectationsMatchScraper(t *testing.T) {
 					require.Equal(t, int64(e.Requests), w.Requests(s.ID), "requests to the site")
 					if got.state == task.StateFinished {
 						requireSummary(t, w, s, e, got.summary)
+						require.Len(t, got.doc.Pages, 1+e.KeyPages, "key pages")
+						require.NotEmpty(t, got.doc.Text, "main content of the home page")
+						require.NotEmpty(t, got.doc.Contacts.Phones, "phone numbers")
 					}
 				})
 			}
+			wantRobots := 0
+			for _, s := range sites {
+				wantRobots += w.ExpectLosing(w.SiteURL(s.ID), lost(s.ID)).RobotsRequests
+			}
+			require.Equal(t, int64(wantRobots), w.Stats().RobotsRequests, "robots.txt requests")
 			// Both scenarios must reach the interesting branches, or the
 			// cross-check proves less than it claims.
 			t.Logf("%s: outcomes by behaviour %v", sc.name, seen)
@@ -227,12 +240,12 @@ func requireSummary(t *testing.T, w *Web, s Site, e Expectation, sum scrape.Summ
 	} else {
 		require.Equal(t, w.SiteURL(s.ID), sum.URL)
 	}
+	// Every address: the home page's top and footer, and the contact
+	// page, which lists them all, also when the home page was cut.
+	require.Equal(t, page.Emails, sum.Emails)
 	if sum.Truncated {
-		// The footer was cut: only the address at the top remains.
-		require.Equal(t, page.Emails[:1], sum.Emails)
 		return
 	}
-	require.Equal(t, page.Emails, sum.Emails)
 	require.Len(t, sum.Socials, len(page.Socials), "profiles, without the share button")
 	require.GreaterOrEqual(t, sum.InternalLinks, 4)
 	require.Positive(t, sum.ExternalLinks)

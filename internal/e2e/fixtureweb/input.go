@@ -64,7 +64,7 @@ func (w *Web) URLs(n int) []string {
 			nextBad++
 			continue
 		}
-		lines[i] = base + sitePath(order[nextSite%len(order)])
+		lines[i] = w.SiteURL(order[nextSite%len(order)])
 		nextSite++
 	}
 	return lines

@@ -18,6 +18,13 @@ type language struct {
 	welcome                              string // fmt: company
 	description                          string // fmt: company, trade
 	phone                                string
+	// nationalPhone is the same number as a local reader writes it;
+	// imprint names the legal-notice page; address is the street, postal
+	// code, city and country of every company in the language.
+	nationalPhone, imprint string
+	// cookies is the cookie banner's text.
+	cookies string
+	address [4]string
 
 	brands    [][2]string // display name, ASCII slug
 	trades    [][2]string
@@ -34,9 +41,12 @@ var languages = []language{
 		code: "en", weight: 56, latin: false, sep: " ",
 		home: "Home", about: "About us", contact: "Contact", products: "What we do", item: "Service",
 		emailLabel: "Email", phoneLabel: "Phone",
-		welcome:     "Welcome to %s",
-		description: "%s is a small team offering %s to customers near and far.",
-		phone:       "+1 555 0100",
+		welcome:       "Welcome to %s",
+		description:   "%s is a small team offering %s to customers near and far.",
+		phone:         "+1 212 555 0143",
+		cookies:       "We use cookies to improve your experience. By continuing you accept our cookie policy.",
+		nationalPhone: "(212) 555-0143", imprint: "Legal notice",
+		address: [4]string{"100 Main Street", "10001", "New York", "US"},
 		brands: [][2]string{
 			{"Blue Harbor", "blueharbor"}, {"Oak & Iron", "oakiron"}, {"Northwind", "northwind"},
 			{"Brightline", "brightline"}, {"Copper Kettle", "copperkettle"}, {"Silverleaf", "silverleaf"},
@@ -65,9 +75,12 @@ var languages = []language{
 		code: "de", weight: 12, latin: true, sep: " ",
 		home: "Start", about: "Über uns", contact: "Kontakt", products: "Leistungen", item: "Angebot",
 		emailLabel: "E-Mail", phoneLabel: "Telefon",
-		welcome:     "Willkommen bei %s",
-		description: "%s – Ihr Partner für %s in der Region, persönlich und zuverlässig.",
-		phone:       "+49 30 1234567",
+		welcome:       "Willkommen bei %s",
+		description:   "%s – Ihr Partner für %s in der Region, persönlich und zuverlässig.",
+		phone:         "+49 30 1234567",
+		cookies:       "Wir verwenden Cookies, um Ihnen das beste Erlebnis zu bieten. Mit der Nutzung stimmen Sie zu.",
+		nationalPhone: "030 1234567", imprint: "Impressum",
+		address: [4]string{"Hauptstraße 12", "10115", "Berlin", "DE"},
 		brands: [][2]string{
 			{"Nordlicht", "nordlicht"}, {"Sonnenberg", "sonnenberg"}, {"Eichenhof", "eichenhof"},
 			{"Müller & Söhne", "mueller-soehne"}, {"Rheinblick", "rheinblick"}, {"Grünwald", "gruenwald"},
@@ -96,9 +109,12 @@ var languages = []language{
 		code: "fr", weight: 7, latin: true, sep: " ",
 		home: "Accueil", about: "À propos", contact: "Contact", products: "Nos services", item: "Offre",
 		emailLabel: "Courriel", phoneLabel: "Téléphone",
-		welcome:     "Bienvenue chez %s",
-		description: "%s, votre spécialiste en %s, à votre écoute depuis plus de trente ans.",
-		phone:       "+33 1 23 45 67 89",
+		welcome:       "Bienvenue chez %s",
+		description:   "%s, votre spécialiste en %s, à votre écoute depuis plus de trente ans.",
+		phone:         "+33 1 23 45 67 89",
+		cookies:       "Nous utilisons des cookies pour améliorer votre expérience. En continuant, vous les acceptez.",
+		nationalPhone: "01 23 45 67 89", imprint: "Mentions légales",
+		address: [4]string{"12 rue de la Paix", "75002", "Paris", "FR"},
 		brands: [][2]string{
 			{"Belle Rive", "bellerive"}, {"Le Moulin", "lemoulin"}, {"Clairefontaine", "clairefontaine"},
 			{"Atelier Dupont", "atelierdupont"}, {"Soleil d'Or", "soleildor"},
@@ -125,9 +141,12 @@ var languages = []language{
 		code: "es", weight: 6, latin: true, sep: " ",
 		home: "Inicio", about: "Quiénes somos", contact: "Contacto", products: "Servicios", item: "Oferta",
 		emailLabel: "Correo", phoneLabel: "Teléfono",
-		welcome:     "Bienvenidos a %s",
-		description: "%s: especialistas en %s con atención cercana y presupuestos claros.",
-		phone:       "+34 912 345 678",
+		welcome:       "Bienvenidos a %s",
+		description:   "%s: especialistas en %s con atención cercana y presupuestos claros.",
+		phone:         "+34 912 345 678",
+		cookies:       "Usamos cookies para mejorar su experiencia. Si continúa, acepta nuestra política de cookies.",
+		nationalPhone: "912 345 678", imprint: "Aviso legal",
+		address: [4]string{"Calle Mayor 5", "28013", "Madrid", "ES"},
 		brands: [][2]string{
 			{"Sol y Mar", "solymar"}, {"La Encina", "laencina"}, {"Hermanos Ruiz", "hermanosruiz"},
 			{"Costa Verde", "costaverde"}, {"El Faro", "elfaro"},
@@ -154,9 +173,12 @@ var languages = []language{
 		code: "it", weight: 3, latin: true, sep: " ",
 		home: "Home", about: "Chi siamo", contact: "Contatti", products: "Servizi", item: "Offerta",
 		emailLabel: "Email", phoneLabel: "Telefono",
-		welcome:     "Benvenuti da %s",
-		description: "%s offre %s di qualità con la cura di una bottega artigiana.",
-		phone:       "+39 02 1234 5678",
+		welcome:       "Benvenuti da %s",
+		description:   "%s offre %s di qualità con la cura di una bottega artigiana.",
+		phone:         "+39 02 1234 5678",
+		cookies:       "Utilizziamo i cookie per migliorare la tua esperienza. Continuando accetti la nostra politica.",
+		nationalPhone: "02 1234 5678", imprint: "Note legali",
+		address: [4]string{"Via Roma 10", "20121", "Milano", "IT"},
 		brands: [][2]string{
 			{"Bella Vista", "bellavista"}, {"Il Frantoio", "ilfrantoio"}, {"Fratelli Rossi", "fratellirossi"},
 			{"Monte Verde", "monteverde"},
@@ -182,9 +204,12 @@ var languages = []language{
 		code: "nl", weight: 3, latin: true, sep: " ",
 		home: "Home", about: "Over ons", contact: "Contact", products: "Diensten", item: "Aanbod",
 		emailLabel: "E-mail", phoneLabel: "Telefoon",
-		welcome:     "Welkom bij %s",
-		description: "%s: uw vakspecialist in %s, persoonlijk en betrouwbaar.",
-		phone:       "+31 20 123 4567",
+		welcome:       "Welkom bij %s",
+		description:   "%s: uw vakspecialist in %s, persoonlijk en betrouwbaar.",
+		phone:         "+31 20 123 4567",
+		cookies:       "Wij gebruiken cookies om uw ervaring te verbeteren. Door verder te gaan gaat u akkoord.",
+		nationalPhone: "020 123 4567", imprint: "Colofon",
+		address: [4]string{"Damrak 1", "1012 LG", "Amsterdam", "NL"},
 		brands: [][2]string{
 			{"De Molen", "demolen"}, {"Zeewind", "zeewind"}, {"Van Dijk", "vandijk"}, {"Lindehof", "lindehof"},
 		},
@@ -209,9 +234,12 @@ var languages = []language{
 		code: "pl", weight: 3, latin: false, sep: " ",
 		home: "Strona główna", about: "O nas", contact: "Kontakt", products: "Usługi", item: "Oferta",
 		emailLabel: "E-mail", phoneLabel: "Telefon",
-		welcome:     "Witamy w %s",
-		description: "%s – rzetelne usługi w zakresie: %s, od ponad trzydziestu lat.",
-		phone:       "+48 22 123 45 67",
+		welcome:       "Witamy w %s",
+		description:   "%s – rzetelne usługi w zakresie: %s, od ponad trzydziestu lat.",
+		phone:         "+48 22 123 45 67",
+		cookies:       "Używamy plików cookie, aby poprawić działanie strony. Kontynuując, akceptujesz je.",
+		nationalPhone: "22 123 45 67", imprint: "Nota prawna",
+		address: [4]string{"ul. Marszałkowska 1", "00-624", "Warszawa", "PL"},
 		brands: [][2]string{
 			{"Złoty Kłos", "zlotyklos"}, {"Nowak i Synowie", "nowak"}, {"Wisła", "wisla"}, {"Zielony Dąb", "zielonydab"},
 		},
@@ -236,9 +264,12 @@ var languages = []language{
 		code: "pt", weight: 3, latin: true, sep: " ",
 		home: "Início", about: "Sobre nós", contact: "Contato", products: "Serviços", item: "Oferta",
 		emailLabel: "E-mail", phoneLabel: "Telefone",
-		welcome:     "Bem-vindo à %s",
-		description: "%s: especialistas em %s com atendimento próximo e preços justos.",
-		phone:       "+351 21 123 4567",
+		welcome:       "Bem-vindo à %s",
+		description:   "%s: especialistas em %s com atendimento próximo e preços justos.",
+		phone:         "+351 21 123 4567",
+		cookies:       "Utilizamos cookies para melhorar a sua experiência. Ao continuar, aceita a nossa política.",
+		nationalPhone: "21 123 4567", imprint: "Aviso legal",
+		address: [4]string{"Rua Augusta 100", "1100-053", "Lisboa", "PT"},
 		brands: [][2]string{
 			{"Boa Vista", "boavista"}, {"Casa Azul", "casaazul"}, {"Irmãos Costa", "irmaoscosta"}, {"Ribeira", "ribeira"},
 		},
@@ -263,9 +294,12 @@ var languages = []language{
 		code: "ja", weight: 3, latin: false, prefixLegal: true, sep: "",
 		home: "ホーム", about: "会社概要", contact: "お問い合わせ", products: "事業内容", item: "サービス",
 		emailLabel: "メール", phoneLabel: "電話",
-		welcome:     "%sへようこそ",
-		description: "%sは地域のお客様に%sをお届けしています。",
-		phone:       "+81 3-1234-5678",
+		welcome:       "%sへようこそ",
+		description:   "%sは地域のお客様に%sをお届けしています。",
+		phone:         "+81 3-1234-5678",
+		cookies:       "当サイトではクッキーを使用しています。引き続き閲覧すると同意したものとみなされます。",
+		nationalPhone: "03-1234-5678", imprint: "会社情報",
+		address: [4]string{"千代田区丸の内1-1", "100-0005", "東京都", "JP"},
 		brands: [][2]string{
 			{"さくら", "sakura"}, {"青空", "aozora"}, {"山田", "yamada"}, {"みなと", "minato"},
 		},
@@ -289,9 +323,12 @@ var languages = []language{
 		code: "ru", weight: 3, latin: false, prefixLegal: true, sep: " ",
 		home: "Главная", about: "О компании", contact: "Контакты", products: "Услуги", item: "Предложение",
 		emailLabel: "Почта", phoneLabel: "Телефон",
-		welcome:     "Добро пожаловать в %s",
-		description: "%s — надёжные услуги в области «%s» для частных и корпоративных клиентов.",
-		phone:       "+7 495 123-45-67",
+		welcome:       "Добро пожаловать в %s",
+		description:   "%s — надёжные услуги в области «%s» для частных и корпоративных клиентов.",
+		phone:         "+7 495 123-45-67",
+		cookies:       "Мы используем файлы cookie. Продолжая пользоваться сайтом, вы соглашаетесь с этим.",
+		nationalPhone: "8 (495) 123-45-67", imprint: "Реквизиты",
+		address: [4]string{"ул. Тверская, 1", "125009", "Москва", "RU"},
 		brands: [][2]string{
 			{"Северный ветер", "severveter"}, {"Берёзка", "berezka"}, {"Волга", "volga"}, {"Звезда", "zvezda"},
 		},

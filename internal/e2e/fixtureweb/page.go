@@ -2,6 +2,7 @@ package fixtureweb
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"html"
 	"math/rand/v2"
@@ -39,6 +40,7 @@ const (
 	pageHome pageKind = iota
 	pageAbout
 	pageContact
+	pageImprint
 )
 
 // content is what a site's pages say, drawn from (seed, id) alone.
@@ -51,6 +53,9 @@ type content struct {
 	page      Page
 	externals []string
 	size      int // target size of the home page
+	// homeJSONLD says the home page carries the company's schema.org
+	// Organization (the imprint page always does).
+	homeJSONLD bool
 }
 
 var socialProfiles = []string{
@@ -137,7 +142,48 @@ func newContent(seed int64, id int) *content {
 	default:
 		c.size = 120<<10 + r.IntN(280<<10)
 	}
+	c.homeJSONLD = r.IntN(2) == 0
 	return c
+}
+
+// link is one link of a page's navigation.
+type link struct{ href, text string }
+
+// links are the links of a site's navigation and, last, its footer, on
+// every page, in page order: what the scraper chooses key pages from
+// (Expect applies the scraper's choice to them).
+func (c *content) links() []link {
+	l, base := c.lang, sitePath(c.id)
+	return []link{
+		{base, c.company}, {base, l.home}, {base + "about", l.about}, {base + "contact", l.contact},
+		{"#products", l.products}, {base + "imprint", l.imprint},
+	}
+}
+
+// jsonLD is the site's schema.org Organization (LocalBusiness for some),
+// with its address, phone number and profiles.
+func (c *content) jsonLD(origin string) string {
+	l, p := c.lang, &c.page
+	typ := "Organization"
+	if c.id%3 == 0 {
+		typ = "LocalBusiness"
+	}
+	m := map[string]any{
+		"@context": "https://schema.org", "@type": typ, "name": c.company, "url": origin + sitePath(c.id),
+		"telephone": l.phone, "email": p.Emails[0],
+		"address": map[string]string{"@type": "PostalAddress", "streetAddress": l.address[0], "postalCode": l.address[1],
+			"addressLocality": l.address[2], "addressCountry": l.address[3]},
+		"contactPoint": map[string]string{"@type": "ContactPoint", "contactType": "customer service", "telephone": l.phone},
+	}
+	if len(p.Socials) > 0 {
+		m["sameAs"] = p.Socials
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(err) // strings only: cannot fail
+	}
+	// Inside <script>, "</" would end the element early.
+	return "<script type=\"application/ld+json\">" + strings.ReplaceAll(string(b), "</", "<\\/") + "</script>\n"
 }
 
 // sitePath is the path of site id's home page.
@@ -155,6 +201,8 @@ func (c *content) render(b *bytes.Buffer, origin string, kind pageKind, size int
 		title, h1 = l.about+" – "+c.company, l.about
 	case pageContact:
 		title, h1 = l.contact+" – "+c.company, l.contact
+	case pageImprint:
+		title, h1 = l.imprint+" – "+c.company, l.imprint
 	}
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"" + l.code + "\">\n<head>\n")
 	b.WriteString("<meta charset=\"" + p.Charset + "\">\n")
@@ -163,13 +211,24 @@ func (c *content) render(b *bytes.Buffer, origin string, kind pageKind, size int
 	b.WriteString("<meta name=\"description\" content=\"" + esc(p.Description) + "\">\n")
 	b.WriteString("<link rel=\"canonical\" href=\"" + esc(origin+base+pageSuffix(kind)) + "\">\n")
 	b.WriteString("<meta property=\"og:title\" content=\"" + esc(title) + "\">\n")
-	b.WriteString("</head>\n<body>\n<div class=\"top\">" + esc(l.emailLabel) + ": <a href=\"mailto:" + p.Emails[0] + "\">" +
+	b.WriteString("<meta property=\"og:site_name\" content=\"" + esc(c.company) + "\">\n")
+	if kind == pageImprint || (kind == pageHome && c.homeJSONLD) {
+		b.WriteString(c.jsonLD(origin))
+	}
+	b.WriteString("</head>\n<body>\n")
+	if kind == pageHome {
+		// Real-shaped boilerplate the main-content extractor must drop.
+		b.WriteString("<div id=\"cookie-banner\" class=\"cookie-consent\" role=\"dialog\"><p>" + esc(l.cookies) +
+			"</p><button>OK</button></div>\n")
+	}
+	b.WriteString("<div class=\"top\">" + esc(l.emailLabel) + ": <a href=\"mailto:" + p.Emails[0] + "\">" +
 		p.Emails[0] + "</a> · " + esc(l.phoneLabel) + ": " + esc(l.phone) + "</div>\n")
-	b.WriteString("<header><a class=\"logo\" href=\"" + base + "\">" + esc(c.company) + "</a>\n<nav>")
-	b.WriteString("<a href=\"" + base + "\">" + esc(l.home) + "</a> ")
-	b.WriteString("<a href=\"" + base + "about\">" + esc(l.about) + "</a> ")
-	b.WriteString("<a href=\"" + base + "contact\">" + esc(l.contact) + "</a> ")
-	b.WriteString("<a href=\"#products\">" + esc(l.products) + "</a></nav></header>\n")
+	nav := c.links()
+	b.WriteString("<header><a class=\"logo\" href=\"" + nav[0].href + "\">" + esc(nav[0].text) + "</a>\n<nav>")
+	for _, n := range nav[1 : len(nav)-1] {
+		b.WriteString("<a href=\"" + n.href + "\">" + esc(n.text) + "</a> ")
+	}
+	b.WriteString("</nav></header>\n")
 	b.WriteString("<main>\n<h1>" + esc(h1) + "</h1>\n")
 
 	footer := c.footer(origin, kind)
@@ -195,7 +254,12 @@ func (c *content) render(b *bytes.Buffer, origin string, kind pageKind, size int
 		for _, e := range p.Emails {
 			b.WriteString(esc(l.emailLabel) + ": <a href=\"mailto:" + e + "\">" + e + "</a><br>\n")
 		}
-		b.WriteString(esc(l.phoneLabel) + ": " + esc(l.phone) + "\n</address>\n")
+		b.WriteString(esc(l.phoneLabel) + ": <a href=\"tel:" + strings.ReplaceAll(l.phone, " ", "") + "\">" +
+			esc(l.nationalPhone) + "</a>\n</address>\n")
+		c.paragraph(b, r)
+	case pageImprint:
+		b.WriteString("<p>" + esc(c.company) + "<br>\n" + esc(l.address[0]) + "<br>\n" + esc(l.address[1]) + " " +
+			esc(l.address[2]) + "</p>\n<p>" + esc(l.phoneLabel) + ": " + esc(l.nationalPhone) + "</p>\n")
 		c.paragraph(b, r)
 	}
 	b.WriteString(footer)
@@ -207,6 +271,8 @@ func pageSuffix(kind pageKind) string {
 		return "about"
 	case pageContact:
 		return "contact"
+	case pageImprint:
+		return "imprint"
 	}
 	return ""
 }
@@ -282,7 +348,13 @@ func (c *content) paragraph(b *bytes.Buffer, r *rand.Rand) {
 func (c *content) footer(origin string, kind pageKind) string {
 	var b strings.Builder
 	p := &c.page
-	b.WriteString("</main>\n<footer>\n<p>")
+	b.WriteString("</main>\n<aside class=\"sidebar\"><h4>" + html.EscapeString(c.lang.products) + "</h4><ul>")
+	for _, e := range c.externals {
+		b.WriteString("<li><a href=\"" + html.EscapeString(e) + "\">" + html.EscapeString(c.lang.item) + "</a></li>")
+	}
+	nav := c.links()
+	imprint := nav[len(nav)-1]
+	b.WriteString("</ul></aside>\n<footer>\n<p><a href=\"" + imprint.href + "\">" + html.EscapeString(imprint.text) + "</a></p>\n<p>")
 	for i, e := range p.Emails[1:] {
 		if i > 0 {
 			b.WriteString(" · ")

@@ -21,6 +21,8 @@ type Stats struct {
 	HomeBySite map[int]int64 `json:"homeBySite"`
 	// ByStatus counts responses by status code, site pages and others.
 	ByStatus map[int]int64 `json:"byStatus"`
+	// RobotsRequests counts requests for /robots.txt, on every listener.
+	RobotsRequests int64 `json:"robotsRequests"`
 	// Aborted counts requests the client gave up on before any answer.
 	Aborted int64 `json:"aborted"`
 	// Other counts requests outside the sites: the index, unknown paths
@@ -33,13 +35,14 @@ type Stats struct {
 // fields; at rest it is exact.
 func (w *Web) Stats() Stats {
 	s := Stats{
-		Requests:   w.requests.Load(),
-		ByBehavior: make(map[Behavior]int64),
-		BySite:     make(map[int]int64),
-		HomeBySite: make(map[int]int64),
-		ByStatus:   make(map[int]int64),
-		Aborted:    w.aborted.Load(),
-		Other:      w.other.Load(),
+		Requests:       w.requests.Load(),
+		ByBehavior:     make(map[Behavior]int64),
+		BySite:         make(map[int]int64),
+		HomeBySite:     make(map[int]int64),
+		ByStatus:       make(map[int]int64),
+		Aborted:        w.aborted.Load(),
+		RobotsRequests: w.robotsRequests.Load(),
+		Other:          w.other.Load(),
 	}
 	for i, b := range Behaviors() {
 		if n := w.byBehavior[i].Load(); n > 0 {

@@ -33,18 +33,20 @@ type Web struct {
 	home []atomic.Int64
 	hits []atomic.Int64
 
-	requests   atomic.Int64
-	other      atomic.Int64
-	aborted    atomic.Int64
-	byBehavior [numBehaviors]atomic.Int64 // indexed like Behaviors()
-	byStatus   [600]atomic.Int64
+	requests       atomic.Int64
+	robotsRequests atomic.Int64
+	other          atomic.Int64
+	aborted        atomic.Int64
+	byBehavior     [numBehaviors]atomic.Int64 // indexed like Behaviors()
+	byStatus       [600]atomic.Int64
 
 	gzips sync.Pool // *gzip.Writer
 
 	mu       sync.Mutex
-	srv      *http.Server
-	started  string // base URL of the listener Start opened
-	done     chan struct{}
+	srvs     []*http.Server
+	started  string            // base URL of the main listener Start opened
+	origins  map[Robots]string // base URL of each robots variant's listener
+	done     sync.WaitGroup
 	serveErr error
 }
 
@@ -99,59 +101,89 @@ func (w *Web) Page(id int) (Page, bool) {
 }
 
 // Start serves the web on addr ("127.0.0.1:0" when empty; port 0 picks a
-// free port) until Close. BaseURL then names the listener, with 127.0.0.1
-// for an unspecified host.
+// free port) until Close, with one more listener on the same host and a
+// free port for each robots.txt variant of Config.Robots but RobotsNone.
+// BaseURL then names the main listener, with 127.0.0.1 for an unspecified
+// host, and SiteURL the listener of each site's variant.
 func (w *Web) Start(addr string) error {
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.srv != nil {
+	if w.srvs != nil {
 		return errors.New("fixtureweb: start: already started")
 	}
+	base, err := w.listen(addr, RobotsNone)
+	if err != nil {
+		return err
+	}
+	w.started = base
+	w.origins = map[Robots]string{RobotsNone: base}
+	host, _, _ := net.SplitHostPort(strings.TrimPrefix(base, "http://"))
+	for _, v := range RobotsVariants()[1:] {
+		if w.cfg.Robots[v] == 0 {
+			continue
+		}
+		o, err := w.listen(net.JoinHostPort(strings.Trim(host, "[]"), "0"), v)
+		if err != nil {
+			return errors.Join(err, w.closeLocked())
+		}
+		w.origins[v] = o
+	}
+	return nil
+}
+
+// listen opens one listener serving the web with robots.txt variant v and
+// returns its base URL. The caller holds w.mu.
+func (w *Web) listen(addr string, v Robots) (string, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("fixtureweb: start: %w", err)
+		return "", fmt.Errorf("fixtureweb: start: %w", err)
 	}
 	ap, err := netip.ParseAddrPort(ln.Addr().String())
 	if err != nil {
 		_ = ln.Close() // the parse error is the one to report
-		return fmt.Errorf("fixtureweb: start: listener address: %w", err)
+		return "", fmt.Errorf("fixtureweb: start: listener address: %w", err)
 	}
 	host := ap.Addr().Unmap()
 	if host.IsUnspecified() {
 		host = netip.AddrFrom4([4]byte{127, 0, 0, 1})
 	}
-	w.started = "http://" + netip.AddrPortFrom(host, ap.Port()).String()
-	w.srv = &http.Server{Handler: w, ReadHeaderTimeout: 10 * time.Second}
-	w.done = make(chan struct{})
+	srv := &http.Server{Handler: variantHandler{w, v}, ReadHeaderTimeout: 10 * time.Second}
+	w.srvs = append(w.srvs, srv)
+	w.done.Add(1)
 	go func() {
-		defer close(w.done)
-		if err := w.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		defer w.done.Done()
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			w.mu.Lock()
-			w.serveErr = fmt.Errorf("fixtureweb: serve: %w", err)
+			w.serveErr = errors.Join(w.serveErr, fmt.Errorf("fixtureweb: serve: %w", err))
 			w.mu.Unlock()
 		}
 	}()
-	return nil
+	return "http://" + netip.AddrPortFrom(host, ap.Port()).String(), nil
 }
 
-// Close stops the server Start started, at once: requests in flight are
-// cut (a slow or dripping page stops). It returns the server's error, if
-// it failed. Close without Start does nothing.
+// Close stops the servers Start started, at once: requests in flight are
+// cut (a slow or dripping page stops). It returns the servers' errors, if
+// they failed. Close without Start does nothing.
 func (w *Web) Close() error {
 	w.mu.Lock()
-	srv, done := w.srv, w.done
+	err := w.closeLocked()
 	w.mu.Unlock()
-	if srv == nil {
-		return nil
-	}
-	err := srv.Close()
-	<-done
+	w.done.Wait()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return errors.Join(err, w.serveErr)
+}
+
+// closeLocked closes every server; the caller holds w.mu.
+func (w *Web) closeLocked() error {
+	var errs []error
+	for _, srv := range w.srvs {
+		errs = append(errs, srv.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // BaseURL is the origin the web is reachable at: Config.BaseURL, or the
@@ -165,11 +197,40 @@ func (w *Web) BaseURL() string {
 	return w.started
 }
 
-// SiteURL is the home page of site id under BaseURL.
-func (w *Web) SiteURL(id int) string { return w.BaseURL() + sitePath(id) }
+// origin is the base URL sites of robots variant v are served at: the
+// listener of v once started, else BaseURL.
+func (w *Web) origin(v Robots) string {
+	w.mu.Lock()
+	o, ok := w.origins[v]
+	w.mu.Unlock()
+	if ok {
+		return o
+	}
+	return w.BaseURL()
+}
 
-// ServeHTTP serves the sites, the stats endpoint and a short index.
-func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+// SiteURL is the home page of site id, on the listener of its robots.txt
+// variant.
+func (w *Web) SiteURL(id int) string {
+	if id < 0 || id >= len(w.sites) {
+		return w.BaseURL() + sitePath(id)
+	}
+	return w.origin(w.sites[id].Robots) + sitePath(id)
+}
+
+// variantHandler serves the web on the listener of one robots variant.
+type variantHandler struct {
+	w *Web
+	v Robots
+}
+
+func (h variantHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) { h.w.serve(rw, r, h.v) }
+
+// ServeHTTP serves the sites, the stats endpoint and a short index, with
+// no robots.txt (RobotsNone).
+func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) { w.serve(rw, r, RobotsNone) }
+
+func (w *Web) serve(rw http.ResponseWriter, r *http.Request, v Robots) {
 	sw := &statusWriter{ResponseWriter: rw}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.other.Add(1)
@@ -180,6 +241,10 @@ func (w *Web) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	path := r.URL.Path
 	switch {
+	case path == "/robots.txt":
+		w.serveRobots(sw, v)
+		w.countStatus(sw)
+		return
 	case path == StatsPath:
 		w.serveStats(sw)
 		return
@@ -243,6 +308,8 @@ func (w *Web) serveSite(rw http.ResponseWriter, r *http.Request, s Site, rest st
 		w.servePage(rw, r, s, pageAbout)
 	case rest == "/contact":
 		w.servePage(rw, r, s, pageContact)
+	case rest == "/imprint":
+		w.servePage(rw, r, s, pageImprint)
 	case s.Behavior == RedirectChain && rest == "/final":
 		w.servePage(rw, r, s, pageHome)
 	case s.Behavior == RedirectChain && strings.HasPrefix(rest, "/hop/"):

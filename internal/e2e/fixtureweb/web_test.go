@@ -74,7 +74,7 @@ func TestBehaviorsServed(t *testing.T) {
 				require.Contains(t, redirectCodes, r.status)
 				hops++
 				require.LessOrEqual(t, hops, s.Hops)
-				url = w.BaseURL() + r.header.Get("Location")
+				url = w.origin(s.Robots) + r.header.Get("Location")
 			}
 			require.Equal(t, s.Hops, hops)
 		}},
@@ -83,7 +83,7 @@ func TestBehaviorsServed(t *testing.T) {
 			for range 6 {
 				r := get(t, c, url)
 				require.Contains(t, redirectCodes, r.status)
-				next := w.BaseURL() + r.header.Get("Location")
+				next := w.origin(s.Robots) + r.header.Get("Location")
 				require.NotEqual(t, url, next)
 				url = next
 			}
@@ -140,7 +140,7 @@ func requireHTMLPage(t *testing.T, w *Web, s Site, r response) {
 	requireHas(t, text, `<html lang="`+page.Lang+`">`)
 	requireHas(t, text, "<title>"+htmlText(page.Title)+"</title>")
 	requireHas(t, text, `<meta name="description" content="`+htmlText(page.Description)+`">`)
-	requireHas(t, text, `<link rel="canonical" href="`+w.BaseURL()+page.Canonical+`">`)
+	requireHas(t, text, `<link rel="canonical" href="`+w.origin(s.Robots)+page.Canonical+`">`)
 	requireHas(t, text, "<h1>"+htmlText(page.H1)+"</h1>")
 	requireHas(t, text, `href="`+sitePath(s.ID)+`about"`)
 	requireHas(t, text, `href="`+sitePath(s.ID)+`contact"`)
