@@ -2,7 +2,7 @@ package handler
 
 import (
 	"context"
-		"time"
+	"time"
 
 	"github.com/taskpipe/taskpipe/internal/message"
 	"github.com/taskpipe/taskpipe/internal/site"
