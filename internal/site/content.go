@@ -12,24 +12,23 @@ import (
 	"time"
 	"unicode"
 
+	readability "codeberg.org/readeck/go-readability/v2"
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
-	trafilatura "github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
 
-// Bounds of main-content extraction. go-trafilatura holds the page's DOM
-// four times over (it clones it for its fallbacks) and allocates about
-// 1.4 KB per element of a dense page, and it cannot be cancelled; so its
-// input is bounded instead: a cleaned copy of the page's first
-// MaxContentInput bytes with at most maxContentElements elements, which
-// real pages stay below (docs/extraction.md, peak heap).
+// Bounds of main-content extraction. The extractor (readeck's
+// go-readability, chosen in docs/extraction.md) builds and scores the
+// page's DOM and cannot be cancelled, so its input is bounded instead: a
+// cleaned copy of the page's first MaxContentInput bytes with at most
+// maxContentElements elements, which real pages stay below
+// (docs/extraction.md, peak heap).
 const (
 	// MaxContentInput is the prefix of a page (UTF-8) the extractor reads.
 	MaxContentInput = 2 << 20
-	// maxContentElements and maxCleanBytes bound the cleaned copy: a
-	// dense page costs go-trafilatura about 2.5 KB of heap per element,
-	// a text-heavy one about 40 bytes per byte.
+	// maxContentElements and maxCleanBytes bound the cleaned copy (and so
+	// the DOM: a few hundred bytes of heap per element and per text byte).
 	maxContentElements = 12000
 	maxCleanBytes      = 512 << 10
 	// maxContentDepth bounds the nesting of the cleaned copy, well below
@@ -71,12 +70,12 @@ type Content struct {
 
 // contentSlots bound the extractions that run at once to the CPUs (one in
 // a Lambda invocation, which scrapes one task): a run that outlives its
-// time bound (go-trafilatura takes no context) keeps its slot until it
+// time bound (the extractor takes no context) keeps its slot until it
 // ends, so abandoned runs cannot pile up DOMs.
 var contentSlots = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 
 // ExtractContent finds the main content of page (UTF-8 HTML; only its first
-// MaxContentInput bytes are read) with go-trafilatura: navigation,
+// MaxContentInput bytes are read) with readeck/go-readability: navigation,
 // headers, footers, cookie banners and sidebars removed. It waits for a
 // free extractor slot while ctx lasts, then gives the extraction at most
 // timeout. It returns ErrNoContent when there is none, and a timeout or
@@ -115,20 +114,6 @@ func ExtractContent(ctx context.Context, page []byte, pageURL *url.URL, timeout 
 	}
 }
 
-// contentOptions is the go-trafilatura configuration: no fallback
-// extractors (they halve the speed and did not help on the corpus),
-// FavorRecall (the best F1 there), no comments, no date search, links
-// kept so the Markdown has them (docs/extraction.md).
-func contentOptions(u *url.URL) trafilatura.Options {
-	return trafilatura.Options{
-		OriginalURL:     u,
-		Focus:           trafilatura.FavorRecall,
-		ExcludeComments: true,
-		IncludeLinks:    true,
-		HtmlDateMode:    trafilatura.Disabled,
-	}
-}
-
 func extractContent(page []byte, pageURL *url.URL) (Content, error) {
 	var c Content
 	clean, truncated := cleanHTML(page)
@@ -140,16 +125,21 @@ func extractContent(page []byte, pageURL *url.URL) (Content, error) {
 		return c, fmt.Errorf("site: extract content: parse cleaned page: %w", err)
 	}
 	c.Organizations = microdata(doc, pageURL)
-	res, err := trafilatura.ExtractDocument(doc, contentOptions(pageURL))
-	if err != nil || res == nil || res.ContentNode == nil {
+	p := readability.NewParser()
+	art, err := p.ParseAndMutate(doc, pageURL)
+	if err != nil || art.Node == nil {
 		return c, fmt.Errorf("site: extract content: %w", ErrNoContent)
 	}
-	body := res.ContentNode
-	c.Text = truncateUTF8(stripHeadline(body, res.ContentText), maxTextBytes)
-	dropHeadline(body)
+	var text strings.Builder
+	if err := art.RenderText(&text); err != nil {
+		return c, fmt.Errorf("site: extract content: render text: %w", err)
+	}
+	body := art.Node
+	c.Text = truncateUTF8(stripHeadline(body, text.String()), maxTextBytes)
 	if strings.TrimSpace(c.Text) == "" {
 		return Content{Truncated: truncated, Organizations: c.Organizations}, fmt.Errorf("site: extract content: %w", ErrNoContent)
 	}
+	dropHeadline(body)
 	md, err := htmltomarkdown.ConvertNode(body)
 	if err != nil {
 		return c, fmt.Errorf("site: extract content: markdown: %w", err)
@@ -187,11 +177,11 @@ func dropHeadline(body *html.Node) {
 	}
 }
 
-// stripHeadline removes from text, go-trafilatura's ContentText, the
+// stripHeadline removes from text, the extractor's rendering of body, the
 // content's leading headline and its figure captions (see dropHeadline).
-// ContentText is computed before the library's last clean-up of
-// ContentNode, which drops some text, so the text is edited, not
-// re-rendered from the node.
+// The text is edited rather than re-rendered, so that the library's own
+// rendering (go-trafilatura's ContentText is computed before its last
+// clean-up of the node) is what remains.
 func stripHeadline(body *html.Node, text string) string {
 	var heads, captions []string
 	seenText := false
@@ -284,7 +274,7 @@ func renderText(n *html.Node) string {
 var skipSubtree = map[atom.Atom]bool{
 	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true, atom.Svg: true,
 	atom.Math: true, atom.Iframe: true, atom.Object: true, atom.Embed: true, atom.Canvas: true,
-	atom.Select: true, atom.Textarea: true, atom.Head: true, atom.Audio: true, atom.Video: true,
+	atom.Select: true, atom.Textarea: true, atom.Audio: true, atom.Video: true,
 	atom.Noframes: true, atom.Noembed: true,
 }
 

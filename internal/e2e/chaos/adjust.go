@@ -82,10 +82,11 @@ func adjustChecks(rep *demo.Report, h *History, res Result, st *demo.Stage) {
 	} else {
 		e, stuck := rep.Expected, o.FailedByKind[task.KindStuck]
 		fin, fatal, exhausted := o.Finished(), o.FailedByKind[task.KindFatal], o.FailedByKind[task.KindExhausted]+stuck
+		robots := o.FailedByKind[task.KindRobots]
 		replace(demoOutcomes, demo.Check{Name: outcomesName,
-			OK: fin == e.Finished && fatal == e.FailedFatal && exhausted == e.FailedExhausted && len(rep.Mismatches) == 0,
-			Detail: fmt.Sprintf("finished %d (expected %d), failed fatal %d (%d), exhausted+stuck %d (%d); %d tasks differ from their line's expectation",
-				fin, e.Finished, fatal, e.FailedFatal, exhausted, e.FailedExhausted, len(rep.Mismatches))})
+			OK: fin == e.Finished && fatal == e.FailedFatal && robots == e.FailedRobots && exhausted == e.FailedExhausted && len(rep.Mismatches) == 0,
+			Detail: fmt.Sprintf("finished %d (expected %d), failed fatal %d (%d), robots %d (%d), exhausted+stuck %d (%d); %d tasks differ from their line's expectation",
+				fin, e.Finished, fatal, e.FailedFatal, robots, e.FailedRobots, exhausted, e.FailedExhausted, len(rep.Mismatches))})
 		want := strconv.Itoa(rr.min)
 		if rr.max != rr.min {
 			want = fmt.Sprintf("%d to %d (%d claims abandoned without a kill: fetched or not)", rr.min, rr.max, s.Abandoned-int(h.Faults.Stats.Kills))
@@ -187,6 +188,8 @@ func rejudge(web *fixtureweb.Web, rep *demo.Report, h *History, s Summary) (requ
 			e.Finished++
 		case x.Kind == task.KindFatal:
 			e.FailedFatal++
+		case x.Kind == task.KindRobots:
+			e.FailedRobots++
 		default:
 			e.FailedExhausted++
 		}

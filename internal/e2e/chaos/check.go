@@ -483,7 +483,7 @@ func (c *checker) faults() []Invariant {
 	if f.Web.FatalSites > 0 {
 		fatal := 0
 		for _, r := range c.h.Rows {
-			if r.Status == string(task.StateFailed) && r.ErrorKind == string(task.KindFatal) {
+			if r.Status == string(task.StateFailed) && (r.ErrorKind == string(task.KindFatal) || r.ErrorKind == string(task.KindRobots)) {
 				fatal++
 			}
 		}

@@ -125,7 +125,7 @@ func webFaults(web *fixtureweb.Web, rep *demo.Report) WebFaults {
 			if s, ok := web.Site(e.Site); ok {
 				w.Flaky503s += min(stats.HomeBySite[e.Site], int64(s.Failures))
 			}
-		case e.Outcome == fixtureweb.Failed && e.Kind == task.KindFatal:
+		case e.Outcome == fixtureweb.Failed && (e.Kind == task.KindFatal || e.Kind == task.KindRobots):
 			w.FatalSites++
 		}
 	}

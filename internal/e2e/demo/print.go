@@ -68,6 +68,8 @@ func (p *printer) tasks(r *Report) {
 			switch {
 			case k == task.KindFatal:
 				fmt.Fprintf(tw, "    %s\t%d\t(expected %d)\n", k, n, r.Expected.FailedFatal)
+			case k == task.KindRobots:
+				fmt.Fprintf(tw, "    %s\t%d\t(expected %d: robots.txt disallows the start URL or is unreachable)\n", k, n, r.Expected.FailedRobots)
 			case k == task.KindExhausted:
 				fmt.Fprintf(tw, "    %s\t%d\t(expected %d with stuck)\n", k, n, r.Expected.FailedExhausted)
 			case n > 0 || k == task.KindStuck:

@@ -38,10 +38,11 @@ func Reconcile(r *Report) []Check {
 
 	stuck := o.FailedByKind[task.KindStuck]
 	countsMatch := fin == exp.Finished && o.FailedByKind[task.KindFatal] == exp.FailedFatal &&
-		o.FailedByKind[task.KindExhausted]+stuck == exp.FailedExhausted
+		o.FailedByKind[task.KindRobots] == exp.FailedRobots && o.FailedByKind[task.KindExhausted]+stuck == exp.FailedExhausted
 	add("outcomes = fixture web's expectations", countsMatch && len(r.Mismatches) == 0,
-		"finished %d (expected %d), failed fatal %d (%d), exhausted+stuck %d (%d); %d tasks differ from their line's expectation",
-		fin, exp.Finished, o.FailedByKind[task.KindFatal], exp.FailedFatal, o.FailedByKind[task.KindExhausted]+stuck, exp.FailedExhausted, len(r.Mismatches))
+		"finished %d (expected %d), failed fatal %d (%d), robots %d (%d), exhausted+stuck %d (%d); %d tasks differ from their line's expectation",
+		fin, exp.Finished, o.FailedByKind[task.KindFatal], exp.FailedFatal, o.FailedByKind[task.KindRobots], exp.FailedRobots,
+		o.FailedByKind[task.KindExhausted]+stuck, exp.FailedExhausted, len(r.Mismatches))
 
 	add("EMF metrics = table", int(m.Finished) == fin && int(m.Failed+m.StuckFailed) == fail &&
 		int(m.FailedFatal) == o.FailedByKind[task.KindFatal] && int(m.FailedExhausted) == o.FailedByKind[task.KindExhausted] &&
@@ -69,8 +70,9 @@ func Reconcile(r *Report) []Check {
 	} else {
 		add("scraper invocations = deliveries = REPORT lines", false, "no scraper function in the report")
 	}
-	add("fixture web requests = expected", r.Web.Requests == int64(exp.Requests),
-		"%d requests to the sites, expected %d (extra ones would be fetches repeated by duplicate deliveries)", r.Web.Requests, exp.Requests)
+	add("fixture web requests = expected", r.Web.Requests == int64(exp.Requests) && r.Web.RobotsRequests == int64(exp.RobotsRequests),
+		"%d requests to the sites (%d key pages), expected %d; %d robots.txt requests, expected %d (extra ones would be fetches repeated by duplicate deliveries)",
+		r.Web.Requests, exp.KeyPages, exp.Requests, r.Web.RobotsRequests, exp.RobotsRequests)
 	var dlq []string
 	for _, d := range r.DLQ {
 		dlq = append(dlq, d.Queue+": "+d.Reason)
