@@ -30,6 +30,8 @@ var commands = []command{
 	{name: "retry", summary: "send a run's Failed (or Finished) tasks back to Pending, by error kind", run: runRetry},
 	{name: "dlq", summary: "list the work and pipe DLQs without consuming them, or redrive them", run: runDLQ},
 	{name: "filter", summary: "test Pipe filter patterns against DynamoDB stream records", run: runFilter},
+	{name: "extract", summary: "print the site document the scraper would build from one saved HTML page", run: runExtract},
+	{name: "scrape", summary: "crawl one website live under the production policy and print its site document", run: runScrape},
 }
 
 // usageError is a command-line mistake; run prints it and exits 2.

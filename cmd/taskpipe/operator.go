@@ -48,4 +48,6 @@ var (
 	runRetry   = operator((*cli.Env).Retry)
 	runDLQ     = operator((*cli.Env).DLQ)
 	runFilter  = operator((*cli.Env).Filter)
+	runExtract = operator((*cli.Env).Extract)
+	runScrape  = operator((*cli.Env).Scrape)
 )

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"strings"
@@ -260,4 +261,20 @@ func found(p Page, final *url.URL, microdata []site.Organization) site.Found {
 func isNXDomain(err error) bool {
 	var d *net.DNSError
 	return errors.As(err, &d) && d.IsNotFound
+}
+
+// ExtractDocument builds the site document that Crawl would build from
+// one page, read from r (a saved page, at most Options.MaxBodyBytes) as if
+// it were the start page fetched from pageURL: the same parsing, main
+// content, contacts and structured data, without any request (no robots
+// verdict, no key pages, status 0).
+func (c *Client) ExtractDocument(ctx context.Context, r io.Reader, pageURL *url.URL) (*site.Document, error) {
+	p, err := ReadPage(r, "text/html", pageURL, c.opts.MaxBodyBytes)
+	if err != nil {
+		return nil, fmt.Errorf("scrape: extract %s: %w", pageURL, err)
+	}
+	now := c.opts.Now()
+	cr := &crawl{c: c, b: site.NewBuilder(pageURL.String(), now, c.opts.UserAgent)}
+	cr.addPage(ctx, pageURL, site.RoleStart, pageResult{page: p, resp: fetched{contentType: "text/html", finalURL: pageURL, at: now}})
+	return cr.b.Document(), nil
 }

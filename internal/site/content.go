@@ -317,6 +317,7 @@ func cleanHTML(page []byte) ([]byte, bool) {
 	var stack []string
 	dropped := map[string]int{} // start tags dropped for depth, by name
 	skip, elements := 0, 0
+	dropName, dropDepth := "", 0 // a consent banner being dropped
 	for {
 		tt := z.Next()
 		switch tt {
@@ -326,7 +327,7 @@ func cleanHTML(page []byte) ([]byte, bool) {
 			}
 			return out.Bytes(), truncated
 		case html.TextToken:
-			if skip == 0 {
+			if skip == 0 && dropName == "" {
 				out.Write(z.Raw())
 			}
 			if out.Len() > maxCleanBytes {
@@ -343,6 +344,16 @@ func cleanHTML(page []byte) ([]byte, bool) {
 				continue
 			}
 			if skip > 0 {
+				continue
+			}
+			if dropName != "" {
+				if n == dropName && tt == html.StartTagToken {
+					dropDepth++
+				}
+				continue
+			}
+			if tt == html.StartTagToken && bannerElements[n] && hasAttr && isConsentBanner(z) {
+				dropName, dropDepth = n, 1
 				continue
 			}
 			if elements >= maxContentElements {
@@ -377,6 +388,14 @@ func cleanHTML(page []byte) ([]byte, bool) {
 			if skip > 0 {
 				continue
 			}
+			if dropName != "" {
+				if n == dropName {
+					if dropDepth--; dropDepth == 0 {
+						dropName = ""
+					}
+				}
+				continue
+			}
 			if dropped[n] > 0 {
 				dropped[n]--
 				continue
@@ -390,6 +409,48 @@ func cleanHTML(page []byte) ([]byte, bool) {
 			}
 		}
 	}
+}
+
+// bannerElements are the elements a consent banner is built of; a page
+// that marks its <body> or <main> with such a class is not a banner.
+var bannerElements = map[string]bool{"div": true, "section": true, "aside": true, "dialog": true, "form": true, "p": true}
+
+// isConsentBanner reports whether the current start tag is a cookie or
+// consent banner, by its id or class ("cookie-banner", "cc-consent"):
+// text no page means as content, and readability keeps it on short pages.
+// It leaves z's attributes unread.
+func isConsentBanner(z *html.Tokenizer) bool {
+	raw := z.Raw()
+	// A cheap test first: almost no tag mentions either word.
+	if !bytes.Contains(raw, []byte("ookie")) && !bytes.Contains(raw, []byte("onsent")) &&
+		!bytes.Contains(raw, []byte("OOKIE")) && !bytes.Contains(raw, []byte("ONSENT")) {
+		return false
+	}
+	for _, a := range parseAttrs(bytes.ToLower(raw)) {
+		if a[0] == "id" || a[0] == "class" {
+			if strings.Contains(a[1], "cookie") || strings.Contains(a[1], "consent") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// parseAttrs reads the attributes of one raw start tag with a tokenizer of
+// its own, leaving the caller's tokenizer untouched.
+func parseAttrs(raw []byte) [][2]string {
+	t := html.NewTokenizer(bytes.NewReader(raw))
+	t.Next()
+	var out [][2]string
+	for more := true; more && len(out) < 64; {
+		var k, v []byte
+		k, v, more = t.TagAttr()
+		if k == nil {
+			break
+		}
+		out = append(out, [2]string{string(k), string(v)})
+	}
+	return out
 }
 
 // writeStartTag writes <name attr="value"...> with the kept attributes.
