@@ -49,8 +49,10 @@ func (r *robots) allowed(u *url.URL, agent string) (bool, string) {
 	// The library does not say which rule matched; the shortest
 	// disallowed prefix of the path names it closely enough for a person
 	// to find it in the file.
+	// Bounded: each Test scans the group's rules, and a 500 KiB file can
+	// hold tens of thousands.
 	rule := p
-	for i := 1; i <= len(p); i++ {
+	for i := 1; i <= min(len(p), 256); i++ {
 		if !r.group.Test(p[:i]) {
 			rule = p[:i]
 			break

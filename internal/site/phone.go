@@ -81,7 +81,7 @@ var phoneCandidate = regexp.MustCompile(`(?:\+|\b00)?\(?\d[\d\s().\-/]{5,22}\d`)
 // languages key pages are chosen in. A number in running text counts only
 // after one of them (or written in international form), so dates, prices
 // and order numbers do not.
-var phoneCue = regexp.MustCompile(`(?i)(?:\b(?:tel|tél|telefon|telephone|téléphone|telefone|teléfono|telefono|telefoon|phone|fon|call|mobil|mobile|handy|cell|móvil|cellulare|portable|gsm|whatsapp|hotline)\b\.?|☎|📞|\bt\b\.?)\s*[:.]?\s*(?:\([^)]{0,12}\)\s*)?$`)
+var phoneCue = regexp.MustCompile(`(?i)(?:\b(?:tel|tél|telefon|telephone|téléphone|telefone|teléfono|telefono|telefoon|phone|fon|call|mobil|mobile|handy|cell|móvil|cellulare|portable|gsm|whatsapp|hotline)\b\.?|☎|📞|電話|телефон|тел\.?|\bt\b\.?)(?:\s+\pL{1,6}){0,2}\s*[:.]?\s*(?:\([^)]{0,12}\)\s*)?$`)
 
 // faxCue marks a number as a fax number, which is not a way to call.
 var faxCue = regexp.MustCompile(`(?i)\bfax\b\.?\s*[:.]?\s*$`)
