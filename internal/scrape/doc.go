@@ -1,8 +1,15 @@
-// Package scrape fetches the web pages that users name and summarizes them:
-// title, description, canonical URL, language, first heading, link counts,
-// e-mail addresses and social profiles. It knows nothing about tasks or AWS;
-// it classifies its errors with task.Fatal and task.Retryable so that the
-// scraper's decision table can read task.KindOf(err).
+// Package scrape fetches the websites that users name. Client.Crawl builds
+// a site document (package site) politely: the robots.txt of each origin
+// first (RFC 9309, once per crawl), then the start page, then up to
+// Options.MaxPages key pages of the same registrable domain, with
+// Crawl-delay, byte and time budgets, and an opt-out list; each page is
+// summarized in one streaming pass (title, description, canonical URL,
+// language, first heading, link counts, e-mail addresses, social profiles,
+// links, tel: links, JSON-LD, hreflang) and its main content extracted
+// (site.ExtractContent). Client.Scrape fetches one page only. It knows
+// nothing about tasks or AWS; it classifies its errors with task.Fatal,
+// task.Retryable, task.Robots and task.OptedOut so that the scraper's
+// decision table can read task.KindOf(err).
 //
 // # Safety (DESIGN.md §7)
 //
