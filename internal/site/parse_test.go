@@ -120,7 +120,7 @@ func TestParseJSONLD(t *testing.T) {
 		{"graph.json", []Organization{{Type: "Corporation", Name: "Acme Widgets", LegalName: "Acme Widgets Ltd",
 			URL: "https://www.acme.example/", Logo: "https://www.acme.example/logo.png", Telephone: "+441142496000",
 			Email: "sales@acme.example", SameAs: []string{"https://www.linkedin.com/company/acme"},
-			Address: &PostalAddress{StreetAddress: "1 Steel Street", PostalCode: "S1 2AB", Locality: "Sheffield", Country: "GB"},
+			Address:       &PostalAddress{StreetAddress: "1 Steel Street", PostalCode: "S1 2AB", Locality: "Sheffield", Country: "GB"},
 			ContactPoints: []ContactPoint{{ContactType: "customer service", Telephone: "+441142496001", AvailableLanguage: []string{"English", "German"}}},
 			Format:        FormatJSONLD, Page: page.String()}}},
 		{"publisher.json", []Organization{{Type: "Organization", Name: "Nested Publisher", Format: FormatJSONLD, Page: page.String()}}},
