@@ -4,4 +4,4 @@ package awsmodel
 //
 //	BOTOCORE_DATA=/path/to/site-packages/botocore/data go generate ./internal/localaws/awsmodel
 //
-//go:generate go run ./internal/gen -botocore=${BOTOCORE_DATA} -out model.json.gz -examples testdata/examples.json.gz -provenance PROVENANCE.md
+//go:generate go run ./internal/gen -botocore=${BOTOCORE_DATA} -out model.json.gz -examples testdata/examples.json.gz -provenance PROVENANCE.md -gosdk

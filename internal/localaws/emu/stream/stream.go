@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taskpipe/taskpipe/internal/localaws/emu"
 	"github.com/taskpipe/taskpipe/internal/localaws/emu/table"
 )
 
@@ -74,6 +75,10 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
 	if err != nil {
 		table.WriteError(w, apiErr("SerializationException", "read request body: %v", err))
+		return
+	}
+	if e := table.CheckModel(emu.ServiceStreams, op, body); e != nil {
+		table.WriteError(w, e)
 		return
 	}
 	out, err := h(body)

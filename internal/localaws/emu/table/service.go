@@ -140,6 +140,10 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, apiErr("SerializationException", "read request body: %v", err))
 		return
 	}
+	if e := CheckModel(emu.ServiceDynamoDB, op, body); e != nil {
+		WriteError(w, e)
+		return
+	}
 	out, err := s.call(h, body)
 	if err != nil {
 		WriteError(w, fromMinidyn(err))

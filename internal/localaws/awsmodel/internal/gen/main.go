@@ -44,14 +44,16 @@ func main() {
 	out := flag.String("out", "model.json.gz", "artifact to write")
 	examples := flag.String("examples", "testdata/examples.json.gz", "examples file to write (empty: none)")
 	provenance := flag.String("provenance", "PROVENANCE.md", "provenance note to write (empty: none)")
+	goSDK := flag.Bool("gosdk", false, "refresh -sdk-enums-file from the aws-sdk-go-v2 modules in the repository's go.mod")
+	sdkFile := flag.String("sdk-enums-file", "internal/gen/sdk-enums.json", "enum values the Go SDK has and botocore lacks")
 	flag.Parse()
-	if err := run(*botocore, *legacy, *legacyFile, *out, *examples, *provenance); err != nil {
+	if err := run(*botocore, *legacy, *legacyFile, *goSDK, *sdkFile, *out, *examples, *provenance); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(botocore, legacyDir, legacyFile, out, examplesOut, provenanceOut string) error {
+func run(botocore, legacyDir, legacyFile string, goSDK bool, sdkFile, out, examplesOut, provenanceOut string) error {
 	dir, err := botocoreDir(botocore)
 	if err != nil {
 		return err
@@ -69,6 +71,15 @@ func run(botocore, legacyDir, legacyFile, out, examplesOut, provenanceOut string
 	if err != nil {
 		return err
 	}
+	if goSDK {
+		if err := refreshSDKEnums(dir, sdkFile); err != nil {
+			return err
+		}
+	}
+	sdk, err := readSDKEnums(sdkFile)
+	if err != nil {
+		return err
+	}
 	file := wire.File{
 		Format:          1,
 		BotocoreVersion: version,
@@ -80,7 +91,7 @@ func run(botocore, legacyDir, legacyFile, out, examplesOut, provenanceOut string
 	}
 	var exs []example
 	for _, ss := range served {
-		svc, svcExs, err := buildService(dir, ss, leg)
+		svc, svcExs, err := buildService(dir, ss, leg, sdk.Added[ss.Key])
 		if err != nil {
 			return fmt.Errorf("%s: %w", ss.Key, err)
 		}
@@ -104,7 +115,7 @@ func run(botocore, legacyDir, legacyFile, out, examplesOut, provenanceOut string
 		}
 	}
 	if provenanceOut != "" {
-		if err := os.WriteFile(provenanceOut, provenance(file, exs, leg), 0o644); err != nil {
+		if err := os.WriteFile(provenanceOut, provenance(file, exs, leg, sdk), 0o644); err != nil {
 			return err
 		}
 	}
@@ -112,7 +123,7 @@ func run(botocore, legacyDir, legacyFile, out, examplesOut, provenanceOut string
 }
 
 // provenance renders PROVENANCE.md: where every part of the artifact comes from.
-func provenance(f wire.File, exs []example, leg legacyNames) []byte {
+func provenance(f wire.File, exs []example, leg legacyNames, sdk sdkEnums) []byte {
 	var b bytes.Buffer
 	perOp := map[string]int{}
 	for _, e := range exs {
@@ -128,7 +139,23 @@ func provenance(f wire.File, exs []example, leg legacyNames) []byte {
 	fmt.Fprintf(&b, "- SQS query-protocol wire names (`Attribute.N.Name`, `MessageAttribute.N.Value.StringValue`, …) are not in\n")
 	fmt.Fprintf(&b, "  today's JSON-protocol SQS model; they come from %s\n", leg.Source)
 	fmt.Fprintf(&b, "  (sha256 %s, Debian package python3-botocore 1.29.27+repack-1),\n", leg.ModelSHA256)
-	fmt.Fprintf(&b, "  extracted into internal/gen/legacy/sqs-query.json.\n\n")
+	fmt.Fprintf(&b, "  extracted into internal/gen/legacy/sqs-query.json.\n")
+	fmt.Fprintf(&b, "- Enum values newer than the botocore models, taken from the aws-sdk-go-v2 modules in go.mod\n")
+	fmt.Fprintf(&b, "  (internal/gen/sdk-enums.json, refreshed with -gosdk; Apache-2.0), so that what those SDKs send is accepted:\n")
+	keys := make([]string, 0, len(sdk.Added))
+	for k := range sdk.Added {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		shapes := make([]string, 0, len(sdk.Added[k]))
+		for sh, vals := range sdk.Added[k] {
+			shapes = append(shapes, sh+" +"+strings.Join(vals, ", +"))
+		}
+		sort.Strings(shapes)
+		fmt.Fprintf(&b, "  - %s (%s): %s\n", k, sdk.Modules[k], strings.Join(shapes, "; "))
+	}
+	fmt.Fprintf(&b, "\n")
 	fmt.Fprintf(&b, "| service key | botocore model | apiVersion | protocol | operations | shapes | examples | sha256 (service-2.json) | sha256 (service-2.json.gz) |\n")
 	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range f.Services {
@@ -341,7 +368,7 @@ type example struct {
 	Input     json.RawMessage `json:"input"`
 }
 
-func buildService(dir string, ss servedService, leg legacyNames) (wire.Service, []example, error) {
+func buildService(dir string, ss servedService, leg legacyNames, sdkAdded map[string][]string) (wire.Service, []example, error) {
 	path := modelPath(dir, ss.Model, ss.APIVersion, "service-2")
 	raw, modelSum, fileSum, err := readModel(path)
 	if err != nil {
@@ -447,7 +474,7 @@ func buildService(dir string, ss servedService, leg legacyNames) (wire.Service, 
 		s := shapes[n]
 		ws := wire.Shape{
 			Name: n, Type: s.Type, Required: s.Required, Min: s.Min, Max: s.Max,
-			Pattern: s.Pattern, Enum: s.Enum, Flattened: s.Flattened, LocationName: s.LocationName,
+			Pattern: s.Pattern, Enum: withSDKValues(s.Enum, sdkAdded[n]), Flattened: s.Flattened, LocationName: s.LocationName,
 			XMLNamespace: s.XMLNamespace, Sensitive: s.Sensitive, Union: s.Union, Document: s.Document,
 			Streaming: s.Streaming, EventStream: s.EventStream, Payload: s.Payload, TimestampFormat: s.TimestampFormat,
 		}

@@ -7,7 +7,7 @@ package main
 // dispatch table or route switch); s3, kms and ssm are the operations the
 // upcoming emulators will need (Terraform provider reads and the CLI).
 var served = []servedService{
-	{Key: "dynamodb", Model: "dynamodb", APIVersion: "2012-08-10", Ops: []string{
+	{Key: "dynamodb", SDK: "dynamodb", Model: "dynamodb", APIVersion: "2012-08-10", Ops: []string{
 		// emu/table/service.go s.ops
 		"CreateTable", "DescribeTable", "UpdateTable", "DeleteTable", "ListTables",
 		"DescribeTimeToLive", "UpdateTimeToLive", "TagResource", "UntagResource",
@@ -15,11 +15,11 @@ var served = []servedService{
 		"GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan",
 		"BatchGetItem", "BatchWriteItem", "TransactGetItems", "TransactWriteItems",
 	}},
-	{Key: "streams.dynamodb", Model: "dynamodbstreams", APIVersion: "2012-08-10", Ops: []string{
+	{Key: "streams.dynamodb", SDK: "dynamodbstreams", Model: "dynamodbstreams", APIVersion: "2012-08-10", Ops: []string{
 		// emu/stream/stream.go s.ops
 		"DescribeStream", "GetRecords", "GetShardIterator", "ListStreams",
 	}},
-	{Key: "sqs", Model: "sqs", APIVersion: "2012-11-05", LegacyQuery: true, Ops: []string{
+	{Key: "sqs", SDK: "sqs", Model: "sqs", APIVersion: "2012-11-05", LegacyQuery: true, Ops: []string{
 		// emu/queue/http.go operations (all 23 of the API)
 		"AddPermission", "CancelMessageMoveTask", "ChangeMessageVisibility",
 		"ChangeMessageVisibilityBatch", "CreateQueue", "DeleteMessage", "DeleteMessageBatch",
@@ -28,7 +28,7 @@ var served = []servedService{
 		"RemovePermission", "SendMessage", "SendMessageBatch", "SetQueueAttributes",
 		"StartMessageMoveTask", "TagQueue", "UntagQueue",
 	}},
-	{Key: "lambda", Model: "lambda", APIVersion: "2015-03-31", Ops: []string{
+	{Key: "lambda", SDK: "lambda", Model: "lambda", APIVersion: "2015-03-31", Ops: []string{
 		// emu/function/http.go route()
 		"CreateFunction", "ListFunctions", "GetFunction", "DeleteFunction",
 		"GetFunctionConfiguration", "UpdateFunctionConfiguration", "UpdateFunctionCode",
@@ -41,25 +41,25 @@ var served = []servedService{
 		"CreateEventSourceMapping", "ListEventSourceMappings", "GetEventSourceMapping",
 		"UpdateEventSourceMapping", "DeleteEventSourceMapping",
 	}},
-	{Key: "pipes", Model: "pipes", APIVersion: "2015-10-07", Ops: []string{
+	{Key: "pipes", SDK: "pipes", Model: "pipes", APIVersion: "2015-10-07", Ops: []string{
 		// emu/pipe/service.go ServeHTTP switch
 		"CreatePipe", "DescribePipe", "UpdatePipe", "DeletePipe", "StartPipe", "StopPipe",
 		"ListPipes", "ListTagsForResource", "TagResource", "UntagResource",
 	}},
-	{Key: "scheduler", Model: "scheduler", APIVersion: "2021-06-30", Ops: []string{
+	{Key: "scheduler", SDK: "scheduler", Model: "scheduler", APIVersion: "2021-06-30", Ops: []string{
 		// emu/schedule/http.go
 		"CreateSchedule", "GetSchedule", "UpdateSchedule", "DeleteSchedule", "ListSchedules",
 		"CreateScheduleGroup", "GetScheduleGroup", "DeleteScheduleGroup", "ListScheduleGroups",
 		"ListTagsForResource", "TagResource", "UntagResource",
 	}},
-	{Key: "logs", Model: "logs", APIVersion: "2014-03-28", Ops: []string{
+	{Key: "logs", SDK: "cloudwatchlogs", Model: "logs", APIVersion: "2014-03-28", Ops: []string{
 		// emu/loggroup/http.go operations
 		"CreateLogGroup", "DeleteLogGroup", "DescribeLogGroups", "PutRetentionPolicy",
 		"DeleteRetentionPolicy", "TagResource", "UntagResource", "ListTagsForResource",
 		"TagLogGroup", "UntagLogGroup", "ListTagsLogGroup", "CreateLogStream", "DeleteLogStream",
 		"DescribeLogStreams", "PutLogEvents", "GetLogEvents", "FilterLogEvents",
 	}},
-	{Key: "monitoring", Model: "cloudwatch", APIVersion: "2010-08-01", Ops: []string{
+	{Key: "monitoring", SDK: "cloudwatch", Model: "cloudwatch", APIVersion: "2010-08-01", Ops: []string{
 		// emu/alarm/http.go operations
 		"DeleteAlarms", "DeleteDashboards", "DescribeAlarmHistory", "DescribeAlarms",
 		"DescribeAlarmsForMetric", "DisableAlarmActions", "EnableAlarmActions", "GetDashboard",
@@ -67,22 +67,22 @@ var served = []servedService{
 		"PutDashboard", "PutMetricAlarm", "PutMetricData", "SetAlarmState", "TagResource",
 		"UntagResource",
 	}},
-	{Key: "iam", Model: "iam", APIVersion: "2010-05-08", Ops: []string{
+	{Key: "iam", SDK: "iam", Model: "iam", APIVersion: "2010-05-08", Ops: []string{
 		// emu/identity/iam.go
 		"CreateRole", "GetRole", "UpdateRole", "UpdateAssumeRolePolicy", "DeleteRole",
 		"PutRolePolicy", "GetRolePolicy", "DeleteRolePolicy", "ListRolePolicies",
 		"AttachRolePolicy", "DetachRolePolicy", "ListAttachedRolePolicies",
 		"ListInstanceProfilesForRole", "TagRole", "UntagRole", "ListRoleTags",
 	}},
-	{Key: "sts", Model: "sts", APIVersion: "2011-06-15", Ops: []string{
+	{Key: "sts", SDK: "sts", Model: "sts", APIVersion: "2011-06-15", Ops: []string{
 		// emu/identity/sts.go
 		"GetCallerIdentity",
 	}},
-	{Key: "events", Model: "events", APIVersion: "2015-10-07", Ops: []string{
+	{Key: "events", SDK: "eventbridge", Model: "events", APIVersion: "2015-10-07", Ops: []string{
 		// emu/eventbus/service.go
 		"TestEventPattern",
 	}},
-	{Key: "s3", Model: "s3", APIVersion: "2006-03-01", Ops: []string{
+	{Key: "s3", SDK: "s3", Model: "s3", APIVersion: "2006-03-01", Ops: []string{
 		// buckets
 		"CreateBucket", "DeleteBucket", "HeadBucket", "ListBuckets", "GetBucketLocation",
 		"GetBucketAcl", "PutBucketAcl",
@@ -104,13 +104,13 @@ var served = []servedService{
 		"CreateMultipartUpload", "UploadPart", "CompleteMultipartUpload",
 		"AbortMultipartUpload", "ListMultipartUploads", "ListParts",
 	}},
-	{Key: "kms", Model: "kms", APIVersion: "2014-11-01", Ops: []string{
+	{Key: "kms", SDK: "kms", Model: "kms", APIVersion: "2014-11-01", Ops: []string{
 		"CreateKey", "DescribeKey", "ListKeys", "ListAliases", "CreateAlias", "DeleteAlias",
 		"UpdateAlias", "ScheduleKeyDeletion", "GetKeyPolicy", "PutKeyPolicy",
 		"GetKeyRotationStatus", "EnableKeyRotation", "DisableKeyRotation", "TagResource",
 		"UntagResource", "ListResourceTags", "Encrypt", "Decrypt", "GenerateDataKey",
 	}},
-	{Key: "ssm", Model: "ssm", APIVersion: "2014-11-06", Ops: []string{
+	{Key: "ssm", SDK: "ssm", Model: "ssm", APIVersion: "2014-11-06", Ops: []string{
 		"GetParameter", "GetParameters", "GetParametersByPath", "PutParameter",
 		"DeleteParameter", "DeleteParameters", "DescribeParameters", "AddTagsToResource",
 		"RemoveTagsFromResource", "ListTagsForResource",
@@ -118,7 +118,10 @@ var served = []servedService{
 }
 
 type servedService struct {
-	Key        string
+	Key string
+	// SDK is the aws-sdk-go-v2 service module (github.com/aws/aws-sdk-go-v2/service/SDK)
+	// whose enum values the -gosdk refresh compares with the model.
+	SDK        string
 	Model      string
 	APIVersion string
 	Ops        []string
