@@ -87,7 +87,10 @@ func policyFor(service string) *policy {
 	case "monitoring":
 		return &policy{style: styleCloudWatch, code: "ValidationError", serialization: "InvalidParameterValue"}
 	case "sqs":
-		return &policy{style: styleSQS, code: "InvalidParameterValue", serialization: "InvalidParameterValue"}
+		// A value of the wrong JSON type fails deserialization first:
+		// SerializationException "STRING_VALUE can not be converted to an
+		// Integer" (AWS-recorded, https://github.com/async-aws/aws/issues/1667).
+		return &policy{style: styleSQS, code: "InvalidParameterValue", serialization: "SerializationException"}
 	case "pipes":
 		return &policy{style: stylePipes, code: "ValidationException", serialization: "ValidationException"}
 	case "s3":
@@ -213,8 +216,6 @@ func (op *Operation) typeError(pol *policy, viol []Violation) *Error {
 	switch pol.style {
 	case styleCloudWatch:
 		return op.newError("InvalidParameterValue", "The value "+renderJava(v.Value, sh)+" for parameter "+QueryPath(v.Path)+" is invalid.", viol)
-	case styleSQS:
-		return op.newError("InvalidParameterValue", "Value "+renderJava(v.Value, sh)+" for parameter "+QueryPath(v.Path)+" is invalid. Reason: Must be "+article(strings.ToLower(javaTypeName(sh)))+".", viol)
 	case stylePipes:
 		return op.pipesError(viol)
 	case styleS3:

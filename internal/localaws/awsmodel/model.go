@@ -110,6 +110,8 @@ type Member struct {
 	// pathName is the name in Coral validation paths: the member name with
 	// its first letter in lower case ("TableName" → "tableName", "KMSKeyArn" → "kMSKeyArn").
 	pathName string
+	// skip are the constraint kinds not enforced below this member (Leniencies).
+	skip kindSet
 }
 
 // Ref is a reference to a shape with its serialization traits.
@@ -289,6 +291,7 @@ func buildService(ws wire.Service) (*Service, error) {
 		s.ops[op.Name] = op
 		s.opList = append(s.opList, op)
 	}
+	applyLeniencies(s)
 	return s, nil
 }
 

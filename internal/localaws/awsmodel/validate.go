@@ -98,6 +98,7 @@ type validator struct {
 	sorted bool // walking maps in key order
 	path   []Step
 	buf    [16]Step
+	skip   kindSet // constraint kinds the current member leaves unenforced
 }
 
 func (v *validator) push(s Step) { v.path = append(v.path, s) }
@@ -152,6 +153,9 @@ func (op *Operation) Violations(input any) []Violation {
 }
 
 func (v *validator) add(kind Kind, sh *Shape, val any, length int, b *Bound, c contSpec) {
+	if v.skip.has(kind) {
+		return
+	}
 	if len(v.viol) >= MaxViolations {
 		v.full = true
 		return
@@ -188,11 +192,14 @@ func (v *validator) check(val any, sh *Shape, c contSpec, depth int) {
 				continue
 			}
 			v.push(Step{Member: mem})
+			outer := v.skip
+			v.skip = mem.skip
 			if !present || x == nil {
 				v.add(KindRequired, mem.Shape, nil, 0, nil, contSpec{})
 			} else {
 				v.check(x, mem.Shape, contSpec{}, depth+1)
 			}
+			v.skip = outer
 			v.pop()
 			if v.full {
 				return

@@ -93,6 +93,10 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(ErrBatchRequestTooLong, "Request bodies cannot be longer than %d bytes.", maxRequestBytes))
 		return
 	}
+	if e := checkModel(opName, body); e != nil {
+		writeError(w, e)
+		return
+	}
 	c := &call{ctx: r.Context(), body: body, endpoint: endpointOf(r), senderID: senderOf(r, s.opts.AccountID)}
 	out, err := h(s, c)
 	if err != nil {
