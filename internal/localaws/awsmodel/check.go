@@ -1,6 +1,8 @@
 package awsmodel
 
 import (
+	"bytes"
+	"io"
 	"math/big"
 	"net/http"
 	"net/url"
@@ -48,6 +50,29 @@ func CheckHTTP(service, operation string, r *http.Request, body []byte) *Error {
 		return nil
 	}
 	return op.Validate(in)
+}
+
+// CheckRequest is CheckHTTP for a service that reads the body later: it
+// reads at most limit bytes of r.Body and puts them back in front of the
+// rest, so the handler reads the same body. A body over limit is not
+// checked; the handler answers its own size error.
+func CheckRequest(service, operation string, r *http.Request, limit int64) *Error {
+	if served(service, operation) == nil {
+		return nil
+	}
+	var body []byte
+	if r.Body != nil && r.Body != http.NoBody {
+		b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(b), r.Body), r.Body}
+		if err != nil || int64(len(b)) > limit {
+			return nil
+		}
+		body = b
+	}
+	return CheckHTTP(service, operation, r, body)
 }
 
 // httpPayload decodes a REST body for HTTPInput: the raw bytes (or text)

@@ -47,6 +47,10 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	emu.SetOperation(r, route.op)
+	if e := checkModel(r, route.op); e != nil {
+		writeError(w, e)
+		return
+	}
 	route.serve(w, r)
 }
 

@@ -169,6 +169,10 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		body = b
 	}
+	if e := checkModel(r, op, body); e != nil {
+		e.write(w)
+		return
+	}
 	var (
 		out  any
 		aerr *apiError
