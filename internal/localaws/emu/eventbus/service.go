@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/taskpipe/taskpipe/internal/eventpattern"
+	"github.com/taskpipe/taskpipe/internal/localaws/awsmodel"
+	"github.com/taskpipe/taskpipe/internal/localaws/emu"
 )
 
 const (
@@ -43,6 +45,11 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "SerializationException", fmt.Sprintf("read request body: %v", err))
+		return
+	}
+	// Validated against AWS's EventBridge model before the operation runs.
+	if e := awsmodel.CheckJSON(emu.ServiceEvents, op, body); e != nil {
+		writeError(w, e.Status, e.Code, e.Message)
 		return
 	}
 	switch op {
