@@ -219,6 +219,15 @@ func (bd *builder) value(sh *Shape) (any, bool) {
 			if !ok {
 				return nil, false
 			}
+			if l, isList := v.([]any); isList && len(l) == 0 && (m.Location == "querystring" || m.Location == "header") {
+				// An empty list does not travel in a query string or a
+				// header (it arrives as absent): give it an element.
+				e, ok := bd.value(m.Shape.Member.Shape)
+				if !ok {
+					return nil, false
+				}
+				v = []any{e}
+			}
 			obj[m.Name] = v
 		}
 		return obj, true
