@@ -455,7 +455,7 @@ func (r *runner) fireReconciler(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := r.cloud.AdminClient().Do(req)
 	if err != nil {
 		return err
 	}

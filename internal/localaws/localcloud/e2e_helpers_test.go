@@ -388,9 +388,9 @@ func maxOverlap(entries []entry) int {
 }
 
 // adminPost posts to an admin endpoint and decodes the JSON answer.
-func adminPost(tb testing.TB, url string, v any) int {
+func adminPost(tb testing.TB, client *http.Client, url string, v any) int {
 	tb.Helper()
-	resp, err := http.Post(url, "application/json", nil)
+	resp, err := client.Post(url, "application/json", nil)
 	require.NoError(tb, err)
 	defer resp.Body.Close()
 	if v != nil {

@@ -427,7 +427,7 @@ func TestPipelineSmoke(t *testing.T) {
 
 	counts := map[string]int64{}
 	var rows []localcloud.CallerCount
-	getJSON(t, e.cloud.URL()+"/_taskpipe/counts/callers", &rows)
+	getJSON(t, e.cloud.AdminClient(), e.cloud.URL()+"/_taskpipe/counts/callers", &rows)
 	for _, r := range rows {
 		counts[r.Caller+" "+r.Service+":"+r.Operation] = r.Count
 	}
@@ -497,7 +497,7 @@ func TestScheduleFires(t *testing.T) {
 		ScheduledTime time.Time `json:"scheduledTime"`
 		Payload       string    `json:"payload"`
 	}
-	code := adminPost(t, e.cloud.URL()+"/_taskpipe/schedules/default/on-demand/fire", &firing)
+	code := adminPost(t, e.cloud.AdminClient(), e.cloud.URL()+"/_taskpipe/schedules/default/on-demand/fire", &firing)
 	require.Equal(t, 200, code)
 	require.Contains(t, firing.Payload, `"schedule":"on-demand"`)
 
@@ -517,7 +517,7 @@ func TestScheduleFires(t *testing.T) {
 			Invocations int64 `json:"invocations"`
 		} `json:"stats"`
 	}
-	getJSON(t, e.cloud.URL()+"/_taskpipe/schedules/default/on-time", &got)
+	getJSON(t, e.cloud.AdminClient(), e.cloud.URL()+"/_taskpipe/schedules/default/on-time", &got)
 	require.Equal(t, int64(1), got.Stats.Invocations, "fired once: the past occurrence at StartDate is not replayed")
 }
 
