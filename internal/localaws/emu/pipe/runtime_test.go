@@ -332,11 +332,13 @@ func TestInputTemplate(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	work := e.queue(t, "work")
-	tmpl := `{"bare": <$.dynamodb.NewImage.taskId.S>, "quoted": "<$.dynamodb.NewImage.taskId.S>",` +
-		` "firstTag": <$.dynamodb.NewImage.tags.L[0].S>, "attempts": <$.dynamodb.NewImage.attempts.N>,` +
+	// String placeholders in quotes, objects bare, as the EventBridge user
+	// guide asks (eb-pipes-input-transformation.html).
+	tmpl := `{"quoted": "<$.dynamodb.NewImage.taskId.S>",` +
+		` "firstTag": "<$.dynamodb.NewImage.tags.L[0].S>", "attempts": "<$.dynamodb.NewImage.attempts.N>",` +
 		` "missing": <$.dynamodb.NewImage.nope.S>, "text": "task <$.dynamodb.Keys.taskId.S> is <$.dynamodb.NewImage.status.S>",` +
-		` "pipe": "<aws.pipes.pipe-name>", "pipeArn": <aws.pipes.pipe-arn>, "source": "<aws.pipes.source-arn>",` +
-		` "target": <aws.pipes.target-arn>, "enrichment": "<aws.pipes.enrichment-arn>",` +
+		` "pipe": "<aws.pipes.pipe-name>", "pipeArn": "<aws.pipes.pipe-arn>", "source": "<aws.pipes.source-arn>",` +
+		` "target": "<aws.pipes.target-arn>", "enrichment": "<aws.pipes.enrichment-arn>",` +
 		` "ingested": "<aws.pipes.event.ingestion-time>", "event": <aws.pipes.event>, "eventJSON": <aws.pipes.event.json>}`
 	e.createPipe(t, pipeSpec{name: "templated", target: work, template: tmpl})
 	e.put(t, task("t-1", "Pending", "attempts", num(2), "tags", &ddbtypes.AttributeValueMemberL{
@@ -345,7 +347,6 @@ func TestInputTemplate(t *testing.T) {
 	body := e.receiveAll(t, "templated", work, 1)[0]
 	var got map[string]any
 	require.NoError(t, json.Unmarshal([]byte(body), &got), body)
-	require.Equal(t, "t-1", got["bare"])
 	require.Equal(t, "t-1", got["quoted"])
 	require.Equal(t, "news", got["firstTag"])
 	require.Equal(t, "2", got["attempts"]) // DynamoDB numbers are strings
@@ -362,10 +363,12 @@ func TestInputTemplate(t *testing.T) {
 	require.True(t, ok, "event is an object: %v", got["event"])
 	require.Equal(t, "INSERT", ev["eventName"])
 	require.Equal(t, e.streamARN, ev["eventSourceARN"])
-	evJSON, ok := got["eventJSON"].(string)
-	require.True(t, ok, "event.json is a string: %v", got["eventJSON"])
+	// aws.pipes.event.json is the event's JSON, unescaped: "the variable
+	// can only be used as a value for a JSON field" (the guide).
+	evJSON, err := json.Marshal(got["eventJSON"])
+	require.NoError(t, err)
 	var rec events.DynamoDBEventRecord
-	require.NoError(t, json.Unmarshal([]byte(evJSON), &rec))
+	require.NoError(t, json.Unmarshal(evJSON, &rec))
 	require.Equal(t, "t-1", rec.Change.NewImage["taskId"].String())
 }
 
@@ -557,7 +560,7 @@ func TestEnrichmentInputTemplateAndGroupID(t *testing.T) {
 	for _, tc := range []struct {
 		name, tmpl, want string
 	}{
-		{"json", `{"id": <$.dynamodb.Keys.taskId.S>, "status": "<$.dynamodb.NewImage.status.S>"}`, `{"id": "t-1", "status": "Pending"}`},
+		{"json", `{"id": "<$.dynamodb.Keys.taskId.S>", "status": "<$.dynamodb.NewImage.status.S>"}`, `{"id": "t-1", "status": "Pending"}`},
 		{"text", `task <$.dynamodb.Keys.taskId.S>`, `"task t-1"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
