@@ -78,7 +78,17 @@ type Config struct {
 	// AdminToken is the token the admin API requires; empty means a
 	// random one (AdminToken and Env report it).
 	AdminToken string
+	// LambdaTransition is how long a new function stays Pending and an
+	// updated one InProgress (function.Options.TransitionDelay; default
+	// DefaultLambdaTransition, negative: none), so that a client that does
+	// not wait for Active and Successful fails here as on AWS.
+	LambdaTransition time.Duration
 }
+
+// DefaultLambdaTransition is Config.LambdaTransition's default: long enough
+// that a client that does not wait is caught, short enough not to slow the
+// ones that do (the SDK waiters and the Terraform provider poll it).
+const DefaultLambdaTransition = 250 * time.Millisecond
 
 // Cloud is the assembled local cloud.
 type Cloud struct {
@@ -136,6 +146,9 @@ func New(cfg Config) *Cloud {
 	}
 	if cfg.Console == nil {
 		cfg.Console = io.Discard
+	}
+	if cfg.LambdaTransition == 0 {
+		cfg.LambdaTransition = DefaultLambdaTransition
 	}
 	if cfg.AdminToken == "" {
 		cfg.AdminToken = newAdminToken()

@@ -190,6 +190,11 @@ func (e *e2e) createFunction(tb testing.TB, s fnSpec) string {
 		Environment:   &lambdatypes.Environment{Variables: vars},
 	})
 	require.NoError(tb, err)
+	// A new function is Pending for a while, as on AWS: wait as the
+	// Terraform provider does.
+	require.NoError(tb, lambda.NewFunctionActiveV2Waiter(e.lam, func(o *lambda.FunctionActiveV2WaiterOptions) {
+		o.MinDelay, o.MaxDelay = 50*time.Millisecond, 200*time.Millisecond
+	}).Wait(ctx, &lambda.GetFunctionInput{FunctionName: aws.String(s.name)}, time.Minute))
 	if s.reserved > 0 {
 		_, err = e.lam.PutFunctionConcurrency(ctx, &lambda.PutFunctionConcurrencyInput{
 			FunctionName: aws.String(s.name), ReservedConcurrentExecutions: aws.Int32(s.reserved)})

@@ -239,7 +239,7 @@ func (s *Service) httpGetFunction(w http.ResponseWriter, r *http.Request, name s
 		writeError(w, err)
 		return
 	}
-	out := getFunctionOutput{Configuration: fn.configLocked(), Code: codeLocation{RepositoryType: "S3"}, Tags: copyMap(fn.tags)}
+	out := getFunctionOutput{Configuration: s.viewLocked(fn), Code: codeLocation{RepositoryType: "S3"}, Tags: copyMap(fn.tags)}
 	if fn.reserve != nil {
 		v := *fn.reserve
 		out.Concurrency = &concurrency{ReservedConcurrentExecutions: &v}
@@ -256,7 +256,7 @@ func (s *Service) httpGetFunctionConfiguration(w http.ResponseWriter, r *http.Re
 		writeError(w, err)
 		return
 	}
-	cfg := fn.configLocked()
+	cfg := s.viewLocked(fn)
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, cfg)
 }

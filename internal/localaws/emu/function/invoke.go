@@ -246,6 +246,10 @@ func (s *Service) Invoke(ctx context.Context, ref string, payload []byte, opts I
 		s.mu.Unlock()
 		return InvokeResult{}, errorf(ErrServiceUnavailable, "the local cloud is shutting down")
 	}
+	if perr := s.errNotActiveLocked(fn); perr != nil && opts.Type != DryRun {
+		s.mu.Unlock()
+		return InvokeResult{}, perr
+	}
 	id := uuid.NewString()
 	traceID := opts.TraceID
 	if traceID == "" {
