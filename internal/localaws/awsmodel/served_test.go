@@ -47,7 +47,7 @@ func TestServedNegatives(t *testing.T) {
 	m := awsmodel.MustLoad()
 	var sent, ops, unwritable atomic.Int64
 	t.Cleanup(func() {
-		t.Logf("sent %d generated negative cases to %d operations through the local cloud; %d could not be written on the wire", sent.Load(), ops.Load(), unwritable.Load())
+		t.Logf("sent %d generated negative cases to %d operation/protocol pairs (CloudWatch both in CBOR and JSON) through the local cloud; %d could not be written on the wire", sent.Load(), ops.Load(), unwritable.Load())
 	})
 	for _, key := range m.Services() {
 		if !served[key] {
