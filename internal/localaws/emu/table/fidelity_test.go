@@ -13,31 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// createLive creates a table like the module's: "id" (S) key and a "live"
-// GSI keyed by "state" (S) and sorted by "dueAt" (N).
-func (b *testBundle) createLive(t *testing.T, name string) {
-	t.Helper()
-	_, err := b.ddb.CreateTable(b.ctx(), &dynamodb.CreateTableInput{
-		TableName:   aws.String(name),
-		BillingMode: ddbtypes.BillingModePayPerRequest,
-		AttributeDefinitions: []ddbtypes.AttributeDefinition{
-			{AttributeName: aws.String("id"), AttributeType: ddbtypes.ScalarAttributeTypeS},
-			{AttributeName: aws.String("state"), AttributeType: ddbtypes.ScalarAttributeTypeS},
-			{AttributeName: aws.String("dueAt"), AttributeType: ddbtypes.ScalarAttributeTypeN},
-		},
-		KeySchema: []ddbtypes.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: ddbtypes.KeyTypeHash}},
-		GlobalSecondaryIndexes: []ddbtypes.GlobalSecondaryIndex{{
-			IndexName: aws.String("live"),
-			KeySchema: []ddbtypes.KeySchemaElement{
-				{AttributeName: aws.String("state"), KeyType: ddbtypes.KeyTypeHash},
-				{AttributeName: aws.String("dueAt"), KeyType: ddbtypes.KeyTypeRange},
-			},
-			Projection: &ddbtypes.Projection{ProjectionType: ddbtypes.ProjectionTypeKeysOnly},
-		}},
-	})
-	require.NoError(t, err)
-}
-
 // TestNumberSortKeyOrder: a Number sort key orders by value, not as text
 // ("Query results are always sorted by the sort key value. If the data
 // type of the sort key is Number, the results are returned in numeric
@@ -46,18 +21,17 @@ func (b *testBundle) createLive(t *testing.T, name string) {
 func TestNumberSortKeyOrder(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.createLive(t, "tasks")
+	b.createIndexedTable(t, "tasks")
 	for i, due := range []string{"10", "100", "2", "-5", "2.5", "1e2", "0.03"} {
 		_, err := b.ddb.PutItem(b.ctx(), &dynamodb.PutItemInput{TableName: aws.String("tasks"), Item: map[string]ddbtypes.AttributeValue{
-			"id": s("t" + strconv.Itoa(i)), "state": s("Pending"), "dueAt": n(due), "flag": s(strconv.Itoa(i % 2)),
+			"id": s("t" + strconv.Itoa(i)), "live": s("Pending"), "due": n(due),
 		}})
 		require.NoError(t, err)
 	}
 	query := func(forward bool, limit int32, filter bool) []string {
 		in := &dynamodb.QueryInput{
-			TableName: aws.String("tasks"), IndexName: aws.String("live"),
-			KeyConditionExpression:    aws.String("#s = :p"),
-			ExpressionAttributeNames:  map[string]string{"#s": "state"},
+			TableName: aws.String("tasks"), IndexName: aws.String("byLive"),
+			KeyConditionExpression:    aws.String("live = :p"),
 			ExpressionAttributeValues: map[string]ddbtypes.AttributeValue{":p": s("Pending")},
 			ScanIndexForward:          aws.Bool(forward),
 		}
@@ -65,7 +39,7 @@ func TestNumberSortKeyOrder(t *testing.T) {
 			in.Limit = aws.Int32(limit)
 		}
 		if filter {
-			in.FilterExpression = aws.String("dueAt > :z")
+			in.FilterExpression = aws.String("due > :z")
 			in.ExpressionAttributeValues[":z"] = n("0")
 		}
 		var got []string
@@ -73,7 +47,7 @@ func TestNumberSortKeyOrder(t *testing.T) {
 			out, err := b.ddb.Query(b.ctx(), in)
 			require.NoError(t, err)
 			for _, it := range out.Items {
-				got = append(got, it["dueAt"].(*ddbtypes.AttributeValueMemberN).Value)
+				got = append(got, it["due"].(*ddbtypes.AttributeValueMemberN).Value)
 			}
 			if out.LastEvaluatedKey == nil {
 				return got
@@ -120,15 +94,14 @@ func TestNumberSortKeyOrder(t *testing.T) {
 func TestConsistentReadOnGSI(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.createLive(t, "tasks")
+	b.createIndexedTable(t, "tasks")
 	_, err := b.ddb.Query(b.ctx(), &dynamodb.QueryInput{
-		TableName: aws.String("tasks"), IndexName: aws.String("live"), ConsistentRead: aws.Bool(true),
-		KeyConditionExpression:    aws.String("#s = :p"),
-		ExpressionAttributeNames:  map[string]string{"#s": "state"},
+		TableName: aws.String("tasks"), IndexName: aws.String("byLive"), ConsistentRead: aws.Bool(true),
+		KeyConditionExpression:    aws.String("live = :p"),
 		ExpressionAttributeValues: map[string]ddbtypes.AttributeValue{":p": s("Pending")},
 	})
 	requireValidation(t, err, "Consistent reads are not supported on global secondary indexes")
-	_, err = b.ddb.Scan(b.ctx(), &dynamodb.ScanInput{TableName: aws.String("tasks"), IndexName: aws.String("live"), ConsistentRead: aws.Bool(true)})
+	_, err = b.ddb.Scan(b.ctx(), &dynamodb.ScanInput{TableName: aws.String("tasks"), IndexName: aws.String("byLive"), ConsistentRead: aws.Bool(true)})
 	requireValidation(t, err, "Consistent reads are not supported on global secondary indexes")
 	// The table itself may be read consistently.
 	_, err = b.ddb.Scan(b.ctx(), &dynamodb.ScanInput{TableName: aws.String("tasks"), ConsistentRead: aws.Bool(true)})
