@@ -12,27 +12,32 @@ import (
 // the largest request the service's AWS limits allow, with room for the
 // encoding; the services apply their exact per-operation limits on top.
 var bodyLimits = map[string]int64{
-	// "The total request size exceeds 16 MB" (BatchWriteItem, API_BatchWriteItem.html).
+	// "The total request size exceeds 16 MB"
+	// (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchWriteItem.html).
 	ServiceDynamoDB: 16 << 20,
 	ServiceStreams:  1 << 20, // small JSON requests only
-	// Messages and batches up to 1 MiB (SQS developer guide, "Amazon SQS
-	// message quotas"), base64 and JSON escaping on top.
+	// Messages and batches up to 1 MiB
+	// (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-messages.html),
+	// base64 and JSON escaping on top.
 	ServiceSQS: 4 << 20,
-	// A 50 MB (zipped) deployment package uploaded directly, base64 in
-	// the CreateFunction body (Lambda quotas, "Deployment package (.zip
-	// file archive) size").
+	// A 50 MB (zipped) deployment package uploaded directly, base64 in the
+	// CreateFunction body (https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html).
 	ServiceLambda: 70167211 + 4096,
-	// PutLogEvents: "The maximum batch size is 1,048,576 bytes" (API_PutLogEvents.html), JSON on top.
+	// "The maximum batch size is 1,048,576 bytes"
+	// (https://docs.aws.amazon.com/AmazonCloudWatchLogs/latest/APIReference/API_PutLogEvents.html), JSON on top.
 	ServiceLogs: 4 << 20,
-	// PutMetricData: "Each PutMetricData request is limited to 1 MB"
-	// (API_PutMetricData.html); gzip-encoded bodies are smaller still.
+	// "Each PutMetricData request is limited to 1 MB"
+	// (https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricData.html).
 	ServiceMonitoring: 2 << 20,
-	ServiceIAM:        1 << 20, // policy documents are at most 10,240 characters (IAM quotas)
-	ServiceSTS:        1 << 20,
-	ServicePipes:      1 << 20, // patterns 4 KB each, templates 8 KB (the Pipes model)
-	ServiceScheduler:  1 << 20, // target input 8 KB (the Scheduler model)
-	ServiceEvents:     1 << 20, // events up to 256 KB (PutEvents quota)
-	ServiceAdmin:      1 << 20,
+	// Policy documents are at most 10,240 characters
+	// (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_iam-quotas.html).
+	ServiceIAM:       1 << 20,
+	ServiceSTS:       1 << 20,
+	ServicePipes:     1 << 20, // patterns 4 KB each, templates 8 KB (the Pipes model)
+	ServiceScheduler: 1 << 20, // target input 8 KB (the Scheduler model)
+	// Events up to 256 KB (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-quota.html).
+	ServiceEvents: 1 << 20,
+	ServiceAdmin:  1 << 20,
 }
 
 // defaultBodyLimit is the cap of a request the router cannot attribute.
