@@ -46,7 +46,7 @@ func TestChaosShort(t *testing.T) {
 			Sites:     300,
 			Seed:      11,
 			Root:      root,
-			TFDir:     filepath.Join("internal", "chaos", "testdata", "fast-recovery"),
+			TFDir:     filepath.Join("internal", "e2e", "chaos", "testdata", "fast-recovery"),
 			CLIConfig: tfprovidertest.CLIConfig(t),
 			Terraform: tfprovidertest.Terraform(t),
 			Out:       &out,
