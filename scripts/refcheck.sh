@@ -13,7 +13,7 @@ cd "$top"
 parent="$(dirname "$top")"
 # This script and its self-test necessarily name what they look for.
 exclude=(':!scripts/refcheck.sh' ':!scripts/lint-selftest.sh')
-names='\.\./shared|shared/reference|pipes-facts|emulation-facts|DESIGN §|style-anchors'
+names='\.\./shared|shared/reference|pipes-facts|emulation-facts|DESIGN(\.md)? §|style-anchors'
 status=0
 report() { # title, output
 	if [[ -n "$2" ]]; then
