@@ -23,7 +23,7 @@ import (
 // insertOnly is the edited filter: it dispatches INSERTs of Pending tasks
 // only, so a task sent back to Pending (a MODIFY, the operator's retry) is
 // no longer dispatched; the default "becomes Pending" filter dispatches
-// both (pipes-facts §2.2).
+// both (docs/aws-behaviour.md §1.3).
 const insertOnly = `{"dynamodb":{"NewImage":{"status":{"S":["Pending"]}},"OldImage":{"status":{"S":[{"exists":false}]}}}}`
 
 // pipeAddress is the pipe's resource address in both examples.

@@ -101,7 +101,7 @@ func pipeTargetFailure(t *testing.T, d *deployment) {
 	sort.Strings(covered)
 	require.Equal(t, ids, covered, "one pointer per task")
 
-	// The reconciler is the recovery path (DESIGN §3).
+	// The reconciler is the recovery path (docs/design.md §3).
 	rep := d.fireReconciler(t)
 	require.GreaterOrEqual(t, rep.RedispatchedPending, n, "report: %+v", rep)
 	got := d.waitTerminal(t, time.Minute, ids...)

@@ -34,7 +34,7 @@ import (
 // insertOnly is the edited filter of the acceptance test: it dispatches
 // INSERTs of Pending tasks only, so a task sent back to Pending (a MODIFY)
 // is no longer dispatched; the default filter dispatches both
-// (modules/dispatch variables.tf; pipes-facts §2.2).
+// (modules/dispatch variables.tf; docs/aws-behaviour.md §1.3).
 const insertOnly = `{"dynamodb":{"NewImage":{"status":{"S":["Pending"]}},"OldImage":{"status":{"S":[{"exists":false}]}}}}`
 
 // TestAcceptanceLocalExample is issue 6, acceptance 1: terraform apply of

@@ -370,7 +370,7 @@ func TestInputTemplate(t *testing.T) {
 }
 
 // The enrichment's response decides what reaches the target
-// (pipes-facts §2.5).
+// (docs/aws-behaviour.md §1.7).
 func TestEnrichmentResponses(t *testing.T) {
 	t.Parallel()
 	eleven := "[" + strings.TrimSuffix(strings.Repeat(`{"n":1},`, 11), ",") + "]"
@@ -520,7 +520,7 @@ func TestTrimHorizonReadsExistingRecords(t *testing.T) {
 var _ pipe.Faults = emu.Faults(emu.NoFaults{})
 
 // A throttled enrichment is retried until it runs, without using up
-// MaximumRetryAttempts and without bisecting (pipes-facts §2.4).
+// MaximumRetryAttempts and without bisecting (docs/aws-behaviour.md §1.5).
 func TestThrottledEnrichmentDoesNotCount(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex

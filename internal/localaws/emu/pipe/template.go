@@ -9,12 +9,12 @@ import (
 	"time"
 )
 
-// Input templates (pipes-facts §2.6; EventBridge user guide
+// Input templates (docs/aws-behaviour.md §1.8; EventBridge user guide
 // "eb-pipes-input-transformation"): <$.path> placeholders select from the
 // event, <aws.pipes.…> placeholders name the pipe's own values, and
 // everything else is copied. The template is applied per event.
 //
-// Quoting of string placeholders is UNCONFIRMED (pipes-facts §2.6, §5 #3),
+// Quoting of string placeholders is UNCONFIRMED (docs/aws-behaviour.md §1.8, §8),
 // so the renderer accepts both spellings and produces valid JSON from
 // either. A template is in JSON mode when it is valid JSON with every
 // placeholder filled (bare ones with null, those inside a string literal
@@ -33,7 +33,7 @@ import (
 // placeholder becomes its characters, any other value its JSON, a missing
 // path nothing.
 
-// Reserved placeholders (pipes-facts §2.6).
+// Reserved placeholders (docs/aws-behaviour.md §1.8).
 const (
 	varPipeARN       = "aws.pipes.pipe-arn"
 	varPipeName      = "aws.pipes.pipe-name"
