@@ -117,9 +117,8 @@ clean: ## remove build outputs (keeps bin/)
 	rm -rf dist .tfmirror
 
 .PHONY: docs
-docs: ## regenerate the Terraform input/output tables in the module and example READMEs
+docs: ## regenerate the Terraform input/output tables in the module and example READMEs (the root README links to them)
 	$(GO) run ./cmd/tfdoc terraform/modules/* terraform/examples/*
-	@if grep -q 'BEGIN_TF_DOCS' README.md; then $(GO) run ./cmd/tfdoc -doc README.md=terraform/modules/pipeline; fi
 
 # The Terratest suite (test/README.md). make test runs it too, on the local
 # cloud; these targets run it alone, verbosely, with its key numbers.
