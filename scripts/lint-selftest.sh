@@ -58,4 +58,5 @@ expect_refcheck design a.go "// DESIGN"" §7"
 # The scratch repositories live in $scratch, so their parent is $scratch.
 expect_refcheck abspath README.md "built $scratch/abspath/bin/taskpipe"
 expect_refcheck tmpdir docs.md "log: /tmp/taskpipe-demo-123.log"
+expect_refcheck section a.go "// see docs/nowhere.md §1"
 echo "lint-selftest: every rule fails on its planted violation"
