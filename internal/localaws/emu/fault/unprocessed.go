@@ -52,6 +52,7 @@ func UnprocessedItems(table string, next http.Handler, leave func(item map[strin
 		}
 
 		out := map[string]json.RawMessage{}
+		var unprocessed map[string][]writeRequest
 		if len(items) > 0 {
 			in["RequestItems"], _ = json.Marshal(items) // re-encoding decoded JSON cannot fail
 			fwd, _ := json.Marshal(in)
@@ -63,14 +64,15 @@ func UnprocessedItems(table string, next http.Handler, leave func(item map[strin
 				rec.copyTo(w)
 				return true
 			}
+			// An answer this cannot merge into is passed on as it is.
 			if json.Unmarshal(rec.body.Bytes(), &out) != nil {
 				rec.copyTo(w)
 				return true
 			}
-		}
-		var unprocessed map[string][]writeRequest
-		if raw, ok := out["UnprocessedItems"]; ok {
-			_ = json.Unmarshal(raw, &unprocessed) // a malformed answer of next is replaced
+			if raw, ok := out["UnprocessedItems"]; ok && json.Unmarshal(raw, &unprocessed) != nil {
+				rec.copyTo(w)
+				return true
+			}
 		}
 		if unprocessed == nil {
 			unprocessed = map[string][]writeRequest{}
