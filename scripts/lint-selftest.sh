@@ -23,7 +23,7 @@ expect_depguard() {
 	[[ "$pkgdir" == lambdas/* ]] && pkg=main
 	planted+=("$file")
 	printf 'package %s\n\nimport _ "%s"\n' "$pkg" "$import" >"$file"
-	if out="$("$lint" run --enable-only depguard "./$pkgdir/" 2>&1)"; then
+	if out="$("$lint" run --allow-parallel-runners --enable-only depguard "./$pkgdir/" 2>&1)"; then
 		fail "depguard accepted $file importing $import"
 	fi
 	grep -q depguard <<<"$out" || fail "golangci-lint failed on $file without a depguard finding: $out"
