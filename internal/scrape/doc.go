@@ -4,7 +4,7 @@
 // it classifies its errors with task.Fatal and task.Retryable so that the
 // scraper's decision table can read task.KindOf(err).
 //
-// # Safety (DESIGN.md §7)
+// # Safety (docs/design.md §7)
 //
 // The URLs come from users and the fetches run inside AWS, so the Client
 //

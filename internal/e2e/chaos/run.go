@@ -196,7 +196,7 @@ func printResult(w io.Writer, oc *Outcome, cfg Config) error {
 	fmt.Fprintf(&b, "\nChaos invariants (run %s: %d tasks submitted, %d stream records, %d DLQ messages; checked from the recorded history", h.RunID,
 		len(h.Submitted), len(h.Stream), len(h.DLQ))
 	if cfg.HistoryPath != "" {
-		fmt.Fprintf(&b, " in %s", cfg.HistoryPath)
+		fmt.Fprintf(&b, " in %s", demo.DisplayPath(cfg.HistoryPath))
 	}
 	b.WriteString(")\n")
 	if _, err := io.WriteString(w, b.String()); err != nil {

@@ -68,6 +68,9 @@ func TestMain(m *testing.M) {
 // on loopback.
 func bootstrapZip(tb testing.TB) []byte {
 	tb.Helper()
+	if testing.Short() {
+		tb.Skip("end to end (real bootstrap processes): not in the -short tier")
+	}
 	buildOnce.Do(func() { buildZip, buildErr = buildBootstrap() })
 	require.NoError(tb, buildErr)
 	return buildZip

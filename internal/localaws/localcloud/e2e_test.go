@@ -37,7 +37,7 @@ import (
 // message redelivered; a process that sleeps past its timeout is killed
 // ("Task timed out") and its message redelivered after the visibility
 // timeout (Lambda developer guide, with-sqs.html and
-// services-sqs-errorhandling.html; emulation-facts §1.10, §3).
+// services-sqs-errorhandling.html; docs/aws-behaviour.md §4).
 func TestEventSourceMappingFailureHandling(t *testing.T) {
 	t.Parallel()
 	// The queue's visibility timeout must be at least the function
@@ -275,7 +275,7 @@ func TestConcurrencyCaps(t *testing.T) {
 	}
 }
 
-// becomesPending is the pipeline's dispatch filter pair (pipes-facts §2.2;
+// becomesPending is the pipeline's dispatch filter pair (docs/aws-behaviour.md §1.3;
 // terraform/modules/dispatch's default): the new image is Pending and
 // the old image had no status (INSERT) or another one (MODIFY).
 var becomesPending = []string{

@@ -24,8 +24,7 @@ const (
 	// maxBody bounds a request body; TestEventPattern carries two strings.
 	maxBody = 1 << 20
 	// maxPatternLength is the EventPattern length limit of the Events API
-	// model (emulation-facts §4.9: "Pattern ≤ 4096 chars in the Lambda,
-	// Pipes and Events models").
+	// model, as in the Lambda and Pipes models (docs/aws-behaviour.md §5.9).
 	maxPatternLength = 4096
 )
 

@@ -185,7 +185,7 @@ func hostArchitecture() string {
 }
 
 // reservedEnv are the environment variables Lambda sets itself and refuses
-// in a function's configuration (emulation-facts.md §3.5, "Defined runtime
+// in a function's configuration (docs/aws-behaviour.md §4.5, "Defined runtime
 // environment variables").
 var reservedEnv = map[string]bool{
 	"_HANDLER": true, "_X_AMZN_TRACE_ID": true, "AWS_REGION": true, "AWS_EXECUTION_ENV": true,

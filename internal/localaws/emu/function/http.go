@@ -526,7 +526,7 @@ func (s *Service) httpListTags(w http.ResponseWriter, _ *http.Request, arn strin
 	writeJSON(w, http.StatusOK, map[string]map[string]string{"Tags": tags})
 }
 
-// httpInvoke serves Invoke (emulation-facts.md §3.7): the payload is the
+// httpInvoke serves Invoke (docs/aws-behaviour.md §4.7): the payload is the
 // body; X-Amz-Invocation-Type picks RequestResponse (200), Event (202) or
 // DryRun (204); function errors come back as 200 with
 // X-Amz-Function-Error: Unhandled.

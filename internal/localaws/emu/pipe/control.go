@@ -145,7 +145,7 @@ func (s *Service) createPipe(name string, body []byte) (any, *apiError) {
 		return nil, errConflict(name)
 	}
 	// The starting position is fixed at creation (StartingPosition is
-	// create-only; pipes-facts §1.1): LATEST means records written after
+	// create-only; docs/aws-behaviour.md §1.1): LATEST means records written after
 	// this call.
 	start := cfg.stream.Latest()
 	if d.SourceParams.DynamoDBStreamParameters.StartingPosition == posTrimHorizon {

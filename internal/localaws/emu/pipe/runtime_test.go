@@ -149,16 +149,20 @@ func TestBisectIsolatesPoisonRecord(t *testing.T) {
 }
 
 // A stopped pipe delivers nothing; once started it delivers everything
-// written while it was stopped.
+// written while it was stopped. A second, running pipe on the same stream
+// is the sentinel: once it has delivered the records written meanwhile, a
+// stopped pipe that wrongly kept running has had them just as long.
 func TestStoppedPipeDeliversAfterStart(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	work := e.queue(t, "work")
+	work, sentinel := e.queue(t, "work"), e.queue(t, "sentinel")
 	e.createPipe(t, pipeSpec{name: "dispatch", target: work, filters: becomesPending(t)})
+	e.createPipe(t, pipeSpec{name: "sentinel", target: sentinel, filters: becomesPending(t)})
 	ctx := context.Background()
 
 	e.put(t, task("before", "Pending"))
 	require.Equal(t, []string{"before"}, taskIDs(t, e.receiveAll(t, "dispatch", work, 1)))
+	require.Equal(t, []string{"before"}, taskIDs(t, e.receiveAll(t, "sentinel", sentinel, 1)))
 
 	out, err := e.api.StopPipe(ctx, &pipes.StopPipeInput{Name: aws.String("dispatch")})
 	require.NoError(t, err)
@@ -174,7 +178,7 @@ func TestStoppedPipeDeliversAfterStart(t *testing.T) {
 		reqs = append(reqs, putReq(task(ids[i], "Pending")))
 	}
 	e.batchWrite(t, reqs)
-	time.Sleep(50 * time.Millisecond) // give a wrongly running pipe the chance to deliver
+	requireOnce(t, taskIDs(t, e.receiveAll(t, "sentinel", sentinel, 50)), ids)
 	c, err := e.queues.Counts(work)
 	require.NoError(t, err)
 	require.Zero(t, c.Visible, "a stopped pipe delivered")
@@ -373,7 +377,7 @@ func TestInputTemplate(t *testing.T) {
 }
 
 // The enrichment's response decides what reaches the target
-// (pipes-facts §2.5).
+// (docs/aws-behaviour.md §1.7).
 func TestEnrichmentResponses(t *testing.T) {
 	t.Parallel()
 	eleven := "[" + strings.TrimSuffix(strings.Repeat(`{"n":1},`, 11), ",") + "]"
@@ -493,16 +497,19 @@ func TestUpdateDuringRetryAppliesNewDefinition(t *testing.T) {
 	e.waitState(t, "moving", ptypes.PipeStateRunning)
 }
 
-// Deleting a pipe stops its runtime.
+// Deleting a pipe stops its runtime. A pipe left running on the same
+// stream is the sentinel: once it has delivered the record, a deleted pipe
+// that wrongly kept running has had it just as long.
 func TestDeleteStopsDelivery(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	work := e.queue(t, "work")
+	work, sentinel := e.queue(t, "work"), e.queue(t, "sentinel")
 	e.createPipe(t, pipeSpec{name: "gone", target: work})
+	e.createPipe(t, pipeSpec{name: "sentinel", target: sentinel})
 	_, err := e.api.DeletePipe(context.Background(), &pipes.DeletePipeInput{Name: aws.String("gone")})
 	require.NoError(t, err)
 	e.put(t, task("t-1", "Pending"))
-	time.Sleep(30 * time.Millisecond)
+	require.Equal(t, []string{"t-1"}, taskIDs(t, e.receiveAll(t, "sentinel", sentinel, 1)))
 	c, err := e.queues.Counts(work)
 	require.NoError(t, err)
 	require.Zero(t, c.Visible)
@@ -523,7 +530,7 @@ func TestTrimHorizonReadsExistingRecords(t *testing.T) {
 var _ pipe.Faults = emu.Faults(emu.NoFaults{})
 
 // A throttled enrichment is retried until it runs, without using up
-// MaximumRetryAttempts and without bisecting (pipes-facts §2.4).
+// MaximumRetryAttempts and without bisecting (docs/aws-behaviour.md §1.5).
 func TestThrottledEnrichmentDoesNotCount(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Input templates, as the EventBridge user guide documents them
+// Input templates (docs/aws-behaviour.md §1.8), as the EventBridge user guide documents them
 // (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-pipes-input-transformation.html):
 // <$.path> placeholders select from the event, <aws.pipes.…> placeholders
 // name the pipe's own values, and everything else is copied. The template

@@ -91,7 +91,7 @@ type target struct {
 // capture runs write with the targets' tables write-locked and appends one
 // stream record per changed item. Images are read before and after the
 // write; comparing them, rather than trusting the operation, is what makes
-// no-op writes produce nothing (emulation-facts §2.5).
+// no-op writes produce nothing (docs/aws-behaviour.md §2.5).
 //
 // A write that fails changes nothing on AWS (conditions and validation are
 // checked before anything is applied, and transactions are atomic), but
@@ -206,8 +206,8 @@ func (s *Service) read(t *table, key item) (item, error) {
 }
 
 // record builds the stream record for one item change, or nil when the
-// item did not change. Images follow the view type (emulation-facts §2.5);
-// SizeBytes counts the keys and the images included (§2.4).
+// item did not change. Images follow the view type (docs/aws-behaviour.md §2.5);
+// SizeBytes counts the keys and the images included (docs/aws-behaviour.md §2.4).
 func (s *Service) record(t *table, st *Stream, old, nw item) *Record {
 	var name string
 	switch {

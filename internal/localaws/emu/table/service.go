@@ -221,7 +221,7 @@ func requestID() string {
 }
 
 // eventID returns 32 lower-case hex characters, the shape of AWS's record
-// event ids (emulation-facts §2.4).
+// event ids (docs/aws-behaviour.md §2.4).
 func eventID() string {
 	var b [16]byte
 	for i := 0; i < 16; i += 8 {
