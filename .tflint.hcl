@@ -15,7 +15,7 @@ plugin "terraform" {
 }
 
 # Beyond the recommended preset: the conventions the modules follow on
-# purpose (style-anchors.md, "Terraform conventions").
+# purpose (docs/design.md §5).
 rule "terraform_documented_variables" {
   enabled = true
 }

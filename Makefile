@@ -4,6 +4,8 @@ SHELL := /usr/bin/env bash
 .DEFAULT_GOAL := help
 
 GO        ?= go
+# Tools go to $(BIN) (go install needs an absolute GOBIN); recipes that print
+# a path use the relative bin/, so transcripts show no path of the machine.
 BIN       := $(CURDIR)/bin
 TERRAFORM ?= $(BIN)/terraform
 TFLINT    ?= $(BIN)/tflint
@@ -44,22 +46,36 @@ $(BIN)/golangci-lint:
 
 .PHONY: build
 build: ## build dist/<function>-<arch>.zip (bootstrap at the root, reproducible)
-	$(GO) build -trimpath -o $(BIN)/lambdazip ./cmd/lambdazip
+	$(GO) build -trimpath -o bin/lambdazip ./cmd/lambdazip
 	@for fn in $(FUNCTIONS); do for arch in $(ARCHS); do \
 	  echo "build $$fn $$arch"; \
 	  CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -tags lambda.norpc -trimpath -buildvcs=false \
 	    -ldflags='-s -w -buildid=' -o dist/build/$$fn-$$arch/bootstrap ./lambdas/$$fn; \
-	  $(BIN)/lambdazip -o dist/$$fn-$$arch.zip dist/build/$$fn-$$arch/bootstrap; \
+	  bin/lambdazip -o dist/$$fn-$$arch.zip dist/build/$$fn-$$arch/bootstrap; \
 	done; done
 
 .PHONY: provider
 provider: ## build the local hashicorp/aws provider into a filesystem mirror + CLI config
 	GO=$(GO) ./scripts/provider.sh
 
+# The packages make test runs with the race detector: the product, its
+# conformance suites and the local cloud's services. The others (Terraform,
+# the local provider, the Terratest scenarios, the end-to-end harness and
+# the local cloud's assembly, whose time goes to terraform and to child
+# processes) run without it; each package runs once.
+RACE_PKGS := ./internal/task/... ./internal/dynamostore/... ./internal/handler/... ./internal/scrape/... \
+	./internal/weburl/... ./internal/message/... ./internal/sqsqueue/... ./internal/emf/... \
+	./internal/eventpattern/... ./internal/cli/... ./internal/localaws/emu/... ./lambdas/...
+
 .PHONY: test
-test: tools build provider lint ## run every offline test: lint (incl. go vet -tags aws), Terraform checks, then all Go tests
+test: tools build provider lint ## run every offline test: lint (incl. go vet -tags aws), Terraform checks, the product and local cloud with -race, then every other package
 	TERRAFORM=$(TERRAFORM) TFLINT=$(TFLINT) TFSEC=$(TFSEC) ./scripts/tf-check.sh
-	$(GO) test -count=1 -timeout 40m ./...
+	$(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)
+	$(GO) test -count=1 -timeout 40m $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS)))
+
+.PHONY: test/short
+test/short: ## the fast tier: go test -short ./... (no Terraform, no end to end, no boto3; about 2 minutes)
+	$(GO) test -short -count=1 ./...
 
 .PHONY: tf-check
 tf-check: tools build provider ## terraform fmt, init/validate/plan every example offline, tflint, tfsec
@@ -87,23 +103,22 @@ fuzz: ## smoke-run every fuzz target (FUZZTIME each, default 10s)
 .PHONY: demo
 demo: $(filter $(BIN)/%,$(TERRAFORM)) provider ## run a 3,575-site job on the local cloud end to end (DEMO_FLAGS="--sites 500 -v" passes flags)
 	$(MAKE) --no-print-directory build ARCHS=$$($(GO) env GOARCH)
-	$(GO) build -trimpath -o $(BIN)/taskpipe ./cmd/taskpipe
-	$(BIN)/taskpipe demo $(DEMO_FLAGS)
+	$(GO) build -trimpath -o bin/taskpipe ./cmd/taskpipe
+	bin/taskpipe demo $(DEMO_FLAGS)
 
 .PHONY: chaos
 chaos: $(filter $(BIN)/%,$(TERRAFORM)) provider ## the demo's 3,575 sites with faults on; invariants checked from the recorded history (CHAOS_FLAGS="--short" passes flags)
 	$(MAKE) --no-print-directory build ARCHS=$$($(GO) env GOARCH)
-	$(GO) build -trimpath -o $(BIN)/taskpipe ./cmd/taskpipe
-	$(BIN)/taskpipe chaos $(CHAOS_FLAGS)
+	$(GO) build -trimpath -o bin/taskpipe ./cmd/taskpipe
+	bin/taskpipe chaos $(CHAOS_FLAGS)
 
 .PHONY: clean
 clean: ## remove build outputs (keeps bin/)
 	rm -rf dist .tfmirror
 
 .PHONY: docs
-docs: ## regenerate the Terraform input/output tables in the module and example READMEs
+docs: ## regenerate the Terraform input/output tables in the module and example READMEs (the root README links to them)
 	$(GO) run ./cmd/tfdoc terraform/modules/* terraform/examples/*
-	@if grep -q 'BEGIN_TF_DOCS' README.md; then $(GO) run ./cmd/tfdoc -doc README.md=terraform/modules/pipeline; fi
 
 # The Terratest suite (test/README.md). make test runs it too, on the local
 # cloud; these targets run it alone, verbosely, with its key numbers.

@@ -23,7 +23,7 @@ expect_depguard() {
 	[[ "$pkgdir" == lambdas/* ]] && pkg=main
 	planted+=("$file")
 	printf 'package %s\n\nimport _ "%s"\n' "$pkg" "$import" >"$file"
-	if out="$("$lint" run --enable-only depguard "./$pkgdir/" 2>&1)"; then
+	if out="$("$lint" run --allow-parallel-runners --enable-only depguard "./$pkgdir/" 2>&1)"; then
 		fail "depguard accepted $file importing $import"
 	fi
 	grep -q depguard <<<"$out" || fail "golangci-lint failed on $file without a depguard finding: $out"
@@ -58,4 +58,5 @@ expect_refcheck design a.go "// DESIGN"" §7"
 # The scratch repositories live in $scratch, so their parent is $scratch.
 expect_refcheck abspath README.md "built $scratch/abspath/bin/taskpipe"
 expect_refcheck tmpdir docs.md "log: /tmp/taskpipe-demo-123.log"
+expect_refcheck section a.go "// see docs/nowhere.md §1"
 echo "lint-selftest: every rule fails on its planted violation"

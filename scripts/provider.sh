@@ -31,5 +31,6 @@ provider_installation {
   }
 }
 RC
-echo "provider: built $dir/terraform-provider-aws_v$version"
-echo "provider: export TF_CLI_CONFIG_FILE=$mirror/terraform.rc"
+# Paths relative to the repository root: this output ends up in transcripts.
+echo "provider: built ${dir#"$root"/}/terraform-provider-aws_v$version"
+echo "provider: export TF_CLI_CONFIG_FILE=\$PWD/.tfmirror/terraform.rc   # from the repository root"

@@ -13,7 +13,7 @@ cd "$top"
 parent="$(dirname "$top")"
 # This script and its self-test necessarily name what they look for.
 exclude=(':!scripts/refcheck.sh' ':!scripts/lint-selftest.sh')
-names='\.\./shared|shared/reference|pipes-facts|emulation-facts|DESIGN §|style-anchors'
+names='\.\./shared|shared/reference|pipes-facts|emulation-facts|DESIGN(\.md)? §|style-anchors'
 status=0
 report() { # title, output
 	if [[ -n "$2" ]]; then
@@ -28,6 +28,17 @@ if [[ "$parent" != "/" ]]; then
 	report "absolute paths of this machine ($parent/...)" \
 		"$(git grep -nF "$parent/" -- . "${exclude[@]}" || true)"
 fi
+# Every "docs/<page>.md §N" a file cites must be a heading of that page
+# ("## N. …" or "### N …").
+missing=""
+while read -r ref; do
+	[[ -n "$ref" ]] || continue
+	page="${ref%% §*}" sec="${ref##*§}"
+	if [[ ! -f "$page" ]] || ! grep -qE "^#+ ${sec//./\\.}[. ]" "$page"; then
+		missing+="$ref"$'\n'
+	fi
+done < <(git grep -ohE 'docs/[A-Za-z0-9_-]+\.md §[0-9]+(\.[0-9]+)*' -- . "${exclude[@]}" | sort -u)
+report "citations of sections that do not exist" "$missing"
 report "temporary directories in committed output" \
 	"$(git grep -nE '(^|[^A-Za-z0-9_.])/tmp/[A-Za-z0-9]' -- '*.md' '*.txt' "${exclude[@]}" || true)"
 exit "$status"

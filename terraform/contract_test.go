@@ -1,7 +1,7 @@
 package terraform_test
 
 // Contract tests: the invariants of the Terraform modules that must never
-// regress (DESIGN §3–5, pipes-facts). Each contract returns the violations
+// regress (docs/design.md §3–5, docs/aws-behaviour.md). Each contract returns the violations
 // it finds, so TestContracts can require none on the real tree and
 // TestContractsCatchMutations can require some on a deliberately broken copy.
 
@@ -1086,7 +1086,7 @@ func checkNoWildcardActions(c *checker) {
 	}
 }
 
-// pendingPatterns is the default pipe filter (pipes-facts §2.2): new image
+// pendingPatterns is the default pipe filter (docs/aws-behaviour.md §1.3): new image
 // Pending, and an old image without status (INSERT) or with another status.
 var pendingPatterns = []string{
 	`{"dynamodb":{"NewImage":{"status":{"S":["Pending"]}},"OldImage":{"status":{"S":[{"exists":false}]}}}}`,
@@ -1444,7 +1444,7 @@ func checkLambdaEnvironment(c *checker) {
 }
 
 // checkProductionDefaults: the pipeline's defaults are the production
-// numbers of seed 001 (DESIGN §1).
+// numbers of seed 001 (docs/design.md §1).
 func checkProductionDefaults(c *checker) {
 	m := c.module("pipeline")
 	if m == nil {

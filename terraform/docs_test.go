@@ -27,16 +27,6 @@ func TestReadmeTablesCurrent(t *testing.T) {
 	}
 }
 
-// TestRootReadmeTablesCurrent: the project README documents every variable
-// and output of the pipeline module (the module users call) and must
-// follow it too.
-func TestRootReadmeTablesCurrent(t *testing.T) {
-	t.Parallel()
-	stale, err := tfdoc.UpdateFile(filepath.Join("..", "README.md"), filepath.Join("modules", "pipeline"), false)
-	require.NoError(t, err)
-	require.False(t, stale, "README.md's pipeline tables are stale: run make docs")
-}
-
 // TestReadmeTablesDetectDrift proves the check above can fail: a README
 // whose module gained a variable is stale.
 func TestReadmeTablesDetectDrift(t *testing.T) {

@@ -52,7 +52,7 @@ func plannedChanges(t *testing.T, w *workspace, name string, vars map[string]any
 
 // TestFilterEditChangesOnlyThePipe: editing the pipe's filter is a
 // Terraform variable change that touches the pipe and nothing else; in
-// particular no function is redeployed (DESIGN §4, "editable without code
+// particular no function is redeployed (docs/design.md §4, "editable without code
 // deploys"). Both plans start from empty state: an apply-then-plan version
 // that checks for an in-place update needs a provider that can apply.
 func TestFilterEditChangesOnlyThePipe(t *testing.T) {

@@ -263,6 +263,18 @@ func (d *deployment) queueDepth(t *testing.T, url string) (visible, inFlight int
 	return v, f
 }
 
+// waitWorkQueueEmpty waits until the work queue holds no message, visible
+// or in flight, so every work message sent before the call has been handled.
+// It is the barrier before asserting that something was not dispatched (the
+// counts are exact in the local cloud and approximate on AWS).
+func (d *deployment) waitWorkQueueEmpty(t *testing.T, why string) {
+	t.Helper()
+	d.waitFor(t, "work queue empty: "+why, time.Minute, time.Second, func() (bool, string, error) {
+		v, f := d.queueDepth(t, d.out.WorkQueueURL)
+		return v+f == 0, fmt.Sprintf("%d visible, %d in flight", v, f), nil
+	})
+}
+
 // redriveCount reads maxReceiveCount from a RedrivePolicy attribute.
 func redriveCount(t *testing.T, policy string) int {
 	t.Helper()

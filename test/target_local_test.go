@@ -241,7 +241,7 @@ func (l *localTarget) admin(ctx context.Context, method, path string, body []byt
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := l.cloud.AdminClient().Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("admin %s %s: %w", method, path, err)
 	}

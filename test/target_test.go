@@ -170,6 +170,7 @@ var suite struct {
 // of the run is counted.
 func sharedScenario(t *testing.T) *deployment {
 	t.Helper()
+	tfprovidertest.SkipShort(t)
 	suite.sharedPending.Add(1)
 	t.Cleanup(suite.sharedPending.Done)
 	t.Parallel()
@@ -181,6 +182,7 @@ func sharedScenario(t *testing.T) *deployment {
 // tasks): they run after every shared scenario, one at a time.
 func exclusiveScenario(t *testing.T) *deployment {
 	t.Helper()
+	tfprovidertest.SkipShort(t)
 	t.Parallel()
 	suite.sharedPending.Wait()
 	d := deploy(t)

@@ -90,7 +90,7 @@ func runChaos(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("chaos log: %w", err)
 	}
 	defer logFile.Close() // also closed below, where its error counts
-	fmt.Fprintf(stdout, "taskpipe chaos: %d sites; function output and logs go to %s\n", *sites, *logPath)
+	fmt.Fprintf(stdout, "taskpipe chaos: %d sites; function output and logs go to %s\n", *sites, demo.DisplayPath(*logPath))
 
 	oc, runErr := chaos.Run(ctx, chaos.Config{
 		Demo: demo.Config{
@@ -100,7 +100,7 @@ func runChaos(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Plan: plan, FaultSeed: *faultSeed, HistoryPath: *history,
 	})
 	if oc != nil && oc.Report != nil {
-		fmt.Fprintf(stdout, "\ntotal %s; log: %s\n", oc.Report.Total.Round(100*time.Millisecond), *logPath)
+		fmt.Fprintf(stdout, "\ntotal %s; log: %s\n", oc.Report.Total.Round(100*time.Millisecond), demo.DisplayPath(*logPath))
 	}
 	cerr := logFile.Close()
 	if runErr != nil {

@@ -41,7 +41,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("demo log: %w", err)
 	}
 	defer logFile.Close() // also closed below, where its error counts
-	fmt.Fprintf(stdout, "taskpipe demo: %d sites; function output and logs go to %s\n", *sites, *logPath)
+	fmt.Fprintf(stdout, "taskpipe demo: %d sites; function output and logs go to %s\n", *sites, demo.DisplayPath(*logPath))
 
 	rep, runErr := demo.Run(ctx, demo.Config{
 		Sites: *sites, Seed: *seed, Keep: *keep, Timeout: *timeout, TFDir: *tfDir, Concurrency: *concurrency,
@@ -49,7 +49,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		Out: stdout, Terminal: isTerminal(stdout), Log: logFile,
 	})
 	if rep != nil {
-		fmt.Fprintf(stdout, "\ntotal %s; log: %s\n", rep.Total.Round(100*time.Millisecond), *logPath)
+		fmt.Fprintf(stdout, "\ntotal %s; log: %s\n", rep.Total.Round(100*time.Millisecond), demo.DisplayPath(*logPath))
 	}
 	cerr := logFile.Close()
 	if runErr != nil {

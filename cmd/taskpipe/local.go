@@ -15,10 +15,12 @@ import (
 // shuts it down cleanly: in-flight requests finish and long polls are
 // released.
 func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("local", "[--addr host:port] [--region r] [--account id] [-v]", stderr)
+	fs := newFlagSet("local", "[--addr host:port] [--region r] [--account id] [--allow-host h,...] [--allow-cross-origin] [-v]", stderr)
 	addr := fs.String("addr", localcloud.DefaultAddr, "listen address (port 0 picks a free port)")
 	region := fs.String("region", emu.DefaultRegion, "region of every ARN and queue URL")
 	account := fs.String("account", emu.DefaultAccountID, "account id of every ARN and queue URL")
+	allowHosts := fs.String("allow-host", "", "comma-separated Host names to accept besides localhost, 127.0.0.1, [::1] and the listen host (e.g. host.docker.internal)")
+	crossOrigin := fs.Bool("allow-cross-origin", false, "accept requests from web pages (Origin or Sec-Fetch-Site: cross-site headers), refused by default")
 	verbose := fs.Bool("v", false, "log every request (debug level)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -29,12 +31,20 @@ func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	cloud := localcloud.New(localcloud.Config{Addr: *addr, Region: *region, AccountID: *account, Logger: log})
+	var hosts []string
+	for _, h := range strings.Split(*allowHosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			hosts = append(hosts, h)
+		}
+	}
+	cloud := localcloud.New(localcloud.Config{Addr: *addr, Region: *region, AccountID: *account, Logger: log,
+		AllowedHosts: hosts, AllowCrossOrigin: *crossOrigin})
 	if err := cloud.Start(ctx); err != nil {
 		return fmt.Errorf("start local cloud: %w", err)
 	}
 
-	fmt.Fprintf(stdout, "# taskpipe local cloud at %s; Ctrl-C stops it. For clients:\n", cloud.URL())
+	fmt.Fprintf(stdout, "# taskpipe local cloud at %s; Ctrl-C stops it. For clients (%s is the admin API's token,\n# sent as %s on /_taskpipe/ requests):\n",
+		cloud.URL(), localcloud.EnvAdminToken, localcloud.AdminTokenHeader)
 	for _, kv := range cloud.Env() {
 		k, v, _ := strings.Cut(kv, "=")
 		fmt.Fprintf(stdout, "export %s=%s\n", k, shellQuote(v))

@@ -131,7 +131,7 @@ func TestLocalStopsOnCancel(t *testing.T) {
 	requireHealthy(t, endpoint)
 	out := stdout.String()
 	for _, want := range []string{"export AWS_REGION=eu-central-1", "export AWS_DEFAULT_REGION=eu-central-1",
-		"export AWS_ACCESS_KEY_ID=test", "export AWS_SECRET_ACCESS_KEY=test"} {
+		"export AWS_ACCESS_KEY_ID=test", "export AWS_SECRET_ACCESS_KEY=test", "export TASKPIPE_ADMIN_TOKEN="} {
 		require.Contains(t, out, want)
 	}
 

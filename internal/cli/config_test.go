@@ -19,6 +19,9 @@ import (
 // broken --tf-dir.
 func repoTerraform(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs Terraform: not in the -short tier")
+	}
 	dir, err := os.Getwd()
 	require.NoError(t, err)
 	for {

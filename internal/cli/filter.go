@@ -15,7 +15,7 @@ import (
 	"github.com/taskpipe/taskpipe/internal/eventpattern"
 )
 
-// Pipes limits (pipes-facts.md §2.2; the dispatch module's validation).
+// Pipes limits (docs/aws-behaviour.md §1.3; the dispatch module's validation).
 const (
 	maxPipeFilters     = 5
 	maxPipePatternSize = 4096

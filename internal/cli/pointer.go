@@ -14,7 +14,7 @@ const maxSequenceDigits = 40
 
 // PipePointer is a message an EventBridge Pipe with a DynamoDB stream source
 // sends to its DLQ: metadata about a failed batch, not the records
-// (reference/pipes-facts.md §2.4, from the DVLA write-up and an
+// (docs/aws-behaviour.md §1.6, from the DVLA write-up and an
 // AWS-validated LocalStack snapshot):
 //
 //	{"context":{"partnerResourceArn":"arn:aws:pipes:…:pipe/NAME","condition":"RetryAttemptsExhausted"},

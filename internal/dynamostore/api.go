@@ -7,7 +7,7 @@ import (
 )
 
 // API is the subset of *dynamodb.Client that the Store calls. The real
-// client, a client pointed at the local cloud or minidyn, and test wrappers
+// client, a client pointed at the local cloud, and test wrappers
 // that inject failures all satisfy it.
 type API interface {
 	GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)

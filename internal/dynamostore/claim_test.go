@@ -65,16 +65,19 @@ func TestClaimExhaustedCostsTwoWrites(t *testing.T) {
 
 func TestClaimExhaustLosesToRetry(t *testing.T) {
 	t.Parallel()
-	// An operator retries the task between the failed claim and the
-	// exhausted-marking write: that write must not clobber the retry, and
-	// the claim starts over and wins the now-fresh task.
+	// Between the failed claim and the exhausted-marking write, the
+	// reconciler fails the spent task as stuck and an operator retries it:
+	// that write must not clobber the retry, and the claim starts over and
+	// wins the now-fresh task.
 	l := dynamostoretest.NewLocal(t)
 	require.NoError(t, l.Seed(t.Context(), spent("t1")))
 	var fired atomic.Bool
 	api := &faultAPI{API: l.Client}
 	api.beforeUpdate = func(in *dynamodb.UpdateItemInput) {
 		if strings.Contains(aws.ToString(in.ConditionExpression), ":oldStatus") && !fired.Swap(true) {
-			err := l.Store.Retry(context.Background(), dynamostore.RetryParams{TaskID: "t1", From: []task.State{task.StateRunning}, Now: t0})
+			err := l.Store.Fail(context.Background(), task.FailParams{TaskID: "t1", Token: "tok-old", Now: t0, Kind: task.KindStuck, Reason: "lease expired"})
+			require.NoError(t, err)
+			err = l.Store.Retry(context.Background(), dynamostore.RetryParams{TaskID: "t1", From: []task.State{task.StateFailed}, Now: t0})
 			require.NoError(t, err)
 		}
 	}

@@ -2,6 +2,7 @@ package dynamostore_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
@@ -11,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/require"
-	miniserver "github.com/truora/minidyn/server"
 
 	"github.com/taskpipe/taskpipe/internal/dynamostore"
 	"github.com/taskpipe/taskpipe/internal/dynamostore/dynamostoretest"
@@ -100,10 +100,14 @@ type flaky struct {
 	seen   map[string]int
 }
 
-func (f *flaky) match(_ int, raw map[string]*miniserver.AttributeValue) bool {
+func (f *flaky) match(item map[string]json.RawMessage) bool {
+	var key struct{ S string }
+	if json.Unmarshal(item[task.AttrTaskID], &key) != nil {
+		return false
+	}
+	id := key.S
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	id := *raw[task.AttrTaskID].S
 	if f.always[id] {
 		return true
 	}
@@ -119,7 +123,7 @@ func TestCreateRetriesUnprocessed(t *testing.T) {
 	var rc dynamostoretest.RequestCounter
 	l := dynamostoretest.NewLocal(t, dynamostoretest.WithClientOptions(rc.ClientOption))
 	fl := &flaky{times: 2}
-	l.Server.EmulateUnprocessedItems(l.Table, fl.match)
+	l.LeaveUnprocessed(fl.match)
 
 	var sleeps []time.Duration
 	s := newStore(t, l, l.Client, func(o *dynamostore.Options) {
@@ -146,7 +150,7 @@ func TestCreateReportsUnwritten(t *testing.T) {
 	t.Parallel()
 	l := dynamostoretest.NewLocal(t)
 	stuck := map[string]bool{"t-003": true, "t-027": true}
-	l.Server.EmulateUnprocessedItems(l.Table, (&flaky{always: stuck}).match)
+	l.LeaveUnprocessed((&flaky{always: stuck}).match)
 	var sleeps int
 	s := newStore(t, l, l.Client, func(o *dynamostore.Options) {
 		o.BatchAttempts = 4
@@ -230,7 +234,7 @@ func TestCreateUnmappableUnprocessed(t *testing.T) {
 func TestCreateCanceledDuringBackoff(t *testing.T) {
 	t.Parallel()
 	l := dynamostoretest.NewLocal(t)
-	l.Server.EmulateUnprocessedItems(l.Table, (&flaky{times: 100}).match)
+	l.LeaveUnprocessed((&flaky{times: 100}).match)
 	ctx, cancel := context.WithCancel(t.Context())
 	s := newStore(t, l, l.Client, func(o *dynamostore.Options) {
 		o.Sleep = func(ctx context.Context, _ time.Duration) error {

@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	miniserver "github.com/truora/minidyn/server"
 
 	"github.com/taskpipe/taskpipe/internal/dynamostore"
 	"github.com/taskpipe/taskpipe/internal/dynamostore/dynamostoretest"
@@ -22,7 +21,7 @@ import (
 // config.LoadDefaultConfig and skip CreateTable (Terraform owns the table).
 func Example() {
 	ctx := context.Background()
-	srv := httptest.NewServer(dynamostoretest.RepairMinidyn(miniserver.NewServer()))
+	srv := httptest.NewServer(dynamostoretest.Handler()) // a local DynamoDB
 	defer srv.Close()
 	client := dynamodb.New(dynamodb.Options{
 		Region:       "us-east-1",

@@ -35,7 +35,7 @@ func TestClaimFinishRequests(t *testing.T) {
 }
 
 // BenchmarkClaimFinish measures the scraper's two writes per task through
-// the real SDK, HTTP and minidyn. ns/op is dominated by the local HTTP round
+// the real SDK, HTTP and the local cloud's DynamoDB. ns/op is dominated by the local HTTP round
 // trips and the emulator, not by DynamoDB; requests/op and reads/op are the
 // numbers that carry over to AWS.
 func BenchmarkClaimFinish(b *testing.B) {

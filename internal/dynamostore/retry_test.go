@@ -46,7 +46,6 @@ func TestRetry(t *testing.T) {
 		{"failed", []task.State{task.StateFailed}},
 		{"exhausted", []task.State{task.StateFailed, task.StateFinished}},
 		{"finished", []task.State{task.StateFinished}},
-		{"running", []task.State{task.StateRunning}},
 	} {
 		t.Run(tc.id, func(t *testing.T) {
 			t.Parallel()
@@ -72,11 +71,6 @@ func TestRetry(t *testing.T) {
 			require.NoError(t, err)
 			require.NotContains(t, ids(running.Tasks), tc.id)
 
-			if tc.id == "running" {
-				// The revoked holder can no longer write.
-				err := s.Finish(t.Context(), task.FinishParams{TaskID: tc.id, Token: "tok", Now: now})
-				require.ErrorIs(t, err, task.ErrStaleClaim)
-			}
 			c, err := s.Claim(t.Context(), task.ClaimParams{TaskID: tc.id, Token: "again", Now: now, Lease: tasktest.Lease})
 			require.NoError(t, err)
 			require.Equal(t, 1, c.Attempts)
@@ -102,6 +96,10 @@ func TestRetryRefused(t *testing.T) {
 		{"BadFrom", dynamostore.RetryParams{TaskID: "failed", From: []task.State{"Done"}, Now: t0}, dynamostore.ErrInvalidInput, `unknown state "Done"`},
 		{"DupFrom", dynamostore.RetryParams{TaskID: "failed", From: []task.State{task.StateFailed, task.StateFailed}, Now: t0}, dynamostore.ErrInvalidInput, "listed twice"},
 		{"NoID", dynamostore.RetryParams{From: []task.State{task.StateFailed}, Now: t0}, dynamostore.ErrInvalidInput, "empty task id"},
+		// A live task is the pipeline's: retrying a Running one would revoke
+		// a live claim (docs/design.md §3.7), as task.CanTransition says.
+		{"FromRunning", dynamostore.RetryParams{TaskID: "running", From: []task.State{task.StateRunning}, Now: t0}, dynamostore.ErrInvalidInput, "cannot retry from Running"},
+		{"FromPending", dynamostore.RetryParams{TaskID: "pending", From: []task.State{task.StateFailed, task.StatePending}, Now: t0}, dynamostore.ErrInvalidInput, "cannot retry from Pending"},
 		{"NoTime", dynamostore.RetryParams{TaskID: "failed", From: []task.State{task.StateFailed}}, dynamostore.ErrInvalidInput, "zero time"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -159,8 +157,9 @@ func TestLiveIndexAttributes(t *testing.T) {
 	require.Regexp(t, `^Running#(0\d|1[0-5])$`, attrS(t, running, dynamostore.AttrLiveKey))
 	require.Equal(t, formatInt(t0.Add(tasktest.Lease).UnixMilli()), attrN(t, running, dynamostore.AttrDueAt))
 	// The shard is a function of the id alone: Pending and Running agree.
-	require.NoError(t, s.Retry(t.Context(), dynamostore.RetryParams{TaskID: "running", From: []task.State{task.StateRunning}, Now: t0}))
-	require.Equal(t, "Pending"+attrS(t, running, dynamostore.AttrLiveKey)[len("Running"):], attrS(t, rawItem(t, l, "running"), dynamostore.AttrLiveKey))
+	_, err := s.Claim(t.Context(), task.ClaimParams{TaskID: "pending", Token: "tok", Now: t0, Lease: tasktest.Lease})
+	require.NoError(t, err)
+	require.Equal(t, "Running"+attrS(t, pending, dynamostore.AttrLiveKey)[len("Pending"):], attrS(t, rawItem(t, l, "pending"), dynamostore.AttrLiveKey))
 	for _, id := range []string{"finished", "failed", "exhausted"} {
 		item := rawItem(t, l, id)
 		require.NotContains(t, item, dynamostore.AttrLiveKey, "%s must leave the sparse index", id)

@@ -63,7 +63,6 @@ type TableOptions struct {
 	// TTL enables time to live on AttrExpiresAt, for stores with
 	// Options.ResultTTL set. AWS accepts UpdateTimeToLive only on an ACTIVE
 	// table, so CreateTable then waits for the table to become ACTIVE.
-	// (minidyn implements neither TTL nor TableStatus; leave TTL off there.)
 	TTL bool
 	// PollInterval is the wait between DescribeTable calls; 0 means 2s.
 	PollInterval time.Duration

@@ -40,7 +40,7 @@ func TestTableLayout(t *testing.T) {
 		"live":  {types.KeyTypeHash: "liveKey", types.KeyTypeRange: "dueAt"},
 	}, indexes)
 
-	// What minidyn does not describe, checked on the request itself.
+	// The rest, checked on the request itself.
 	in := dynamostore.TableInput("x")
 	require.Equal(t, types.BillingModePayPerRequest, in.BillingMode)
 	require.Equal(t, types.StreamViewTypeNewAndOldImages, in.StreamSpecification.StreamViewType)

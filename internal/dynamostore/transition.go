@@ -170,9 +170,11 @@ func describe(old map[string]types.AttributeValue, fenced bool) string {
 // RetryParams are the inputs of Store.Retry.
 type RetryParams struct {
 	TaskID string
-	// From lists the states the operator means to retry from, usually
-	// Failed, or Failed and Finished. Retrying from Running revokes the
-	// current claim: its holder's writes become stale.
+	// From lists the terminal states the operator means to retry from:
+	// Failed, Finished, or both. A live state is refused, as
+	// task.CanTransition refuses it: retrying a Running task would revoke a
+	// live claim and dispatch the task next to SQS's own redelivery, and
+	// Pending has nothing to retry (docs/design.md §3.7).
 	From []task.State
 	Now  time.Time
 }
@@ -236,6 +238,9 @@ func validateRetry(p RetryParams) error {
 	for i, st := range p.From {
 		if !st.Valid() {
 			return fmt.Errorf("unknown state %q", st)
+		}
+		if !task.CanTransition(st, task.StatePending) {
+			return fmt.Errorf("cannot retry from %s: only terminal tasks are retried", st)
 		}
 		if slices.Contains(p.From[:i], st) {
 			return fmt.Errorf("state %s listed twice", st)

@@ -9,7 +9,7 @@ import (
 )
 
 // BenchmarkBecomesPending measures the Pipe filter on a typical MODIFY stream
-// record: both filters of pipes-facts §2.2, ORed as a Pipe applies them.
+// record: both filters of docs/aws-behaviour.md §1.3, ORed as a Pipe applies them.
 func BenchmarkBecomesPending(b *testing.B) {
 	filters := []*eventpattern.Pattern{
 		eventpattern.MustCompile(string(readTestdata(b, "filter-becomes-pending-new.json"))),

@@ -12,7 +12,7 @@ import (
 
 // maxOrRules bounds how many sub-rules a pattern may expand to through $or.
 // EventBridge rejects patterns whose $or combinations exceed 1000
-// (emulation-facts §4.8, S5).
+// (docs/aws-behaviour.md §5.8).
 const maxOrRules = 1000
 
 // Pattern is a compiled event pattern. It is immutable and safe for
@@ -49,7 +49,7 @@ func (p *Pattern) String() string { return p.src }
 //
 // Like Ruler's GenericMachine.addRule, a pattern that fails to compile with
 // "$or" read as the OR primitive is retried with "$or" read as an ordinary
-// field name (Ruler's backward compatibility, emulation-facts §4.8); if that
+// field name (Ruler's backward compatibility, docs/aws-behaviour.md §5.8); if that
 // fails too, the first error is returned because it explains the $or misuse.
 func Compile(pattern []byte) (*Pattern, error) {
 	p, sawOr, err := compile(pattern, true)

@@ -10,7 +10,7 @@ import (
 )
 
 // TestAWSValidatedCases runs every case AWS answered through TestEventPattern
-// (../shared/reference/event-patterns/README.md).
+// (internal/eventpattern/eventpatterntest/README.md).
 func TestAWSValidatedCases(t *testing.T) {
 	t.Parallel()
 	for _, c := range eventpatterntest.Load(t) {

@@ -5,8 +5,8 @@
 //
 // AWS implements event patterns with the Event Ruler library (aws/event-ruler).
 // This package follows Ruler's semantics, as pinned by the AWS-validated
-// conformance cases in ../shared/reference/event-patterns/ and summarised in
-// ../shared/reference/emulation-facts.md §4:
+// conformance cases in eventpatterntest/aws-validated-cases.json and
+// summarised in docs/aws-behaviour.md §5:
 //
 //   - A pattern is a JSON object mirroring the event; every leaf is an array of
 //     candidates (values or operator objects). Fields are ANDed, candidates

@@ -3,7 +3,7 @@ package eventpattern
 import "errors"
 
 // reasonPrefix is how EventBridge starts an InvalidEventPatternException
-// message (AWS-recorded in LocalStack's events snapshots; emulation-facts §4).
+// message (AWS-recorded in LocalStack's events snapshots; docs/aws-behaviour.md §5).
 const reasonPrefix = "Event pattern is not valid. Reason: "
 
 // InvalidPatternError reports a pattern that EventBridge would reject with

@@ -173,7 +173,7 @@ func (m *matcher) matches(v *leaf) bool {
 
 // excludes reports whether a plain anything-but lists the value. Strings
 // exclude only strings and numbers only numbers (compared numerically), so a
-// null or a value of the other type always passes (emulation-facts §4.5).
+// null or a value of the other type always passes (docs/aws-behaviour.md §5.5).
 func (m *matcher) excludes(v *leaf) bool {
 	if !m.numeric {
 		if v.typ != vString {

@@ -29,7 +29,7 @@ func TestMatch(t *testing.T) {
 		event   string
 		want    bool
 	}{
-		// Arrays (Ruler README "JSON Array Matching"; emulation-facts §4.2).
+		// Arrays (Ruler README "JSON Array Matching"; docs/aws-behaviour.md §5.2).
 		{"ArrayOfObjectsCrushed", `{"employees":{"firstName":["Anna"]}}`, employees, true},
 		{"ArrayConsistencyRejectsMixedElements", `{"employees":{"firstName":["Anna"],"lastName":["Jones"]}}`, employees, false},
 		{"ArrayConsistencySameElement", `{"employees":{"firstName":["Anna"],"lastName":["Smith"]}}`, employees, true},
@@ -48,7 +48,7 @@ func TestMatch(t *testing.T) {
 		{"NullDoesNotMatchEmptyArray", `{"a":[null]}`, `{"a":[]}`, false},
 		{"ManyArrayElements", `{"a":{"b":["x"],"c":["y"]}}`, manyElements(2000), true},
 
-		// Leaves only (emulation-facts §4.1, §4.7).
+		// Leaves only (docs/aws-behaviour.md §5.1, §5.7).
 		{"ObjectValueIsNotALeaf", `{"a":["x"]}`, `{"a":{"b":"x"}}`, false},
 		{"ExistsFalseOnObject", `{"a":[{"exists":false}]}`, `{"a":{"b":"x"}}`, true},
 		{"ExistsTrueOnNull", `{"a":[{"exists":true}]}`, `{"a":null}`, true},
@@ -66,7 +66,7 @@ func TestMatch(t *testing.T) {
 		{"PatternDuplicateObjectsMerge", `{"a":{"x":["1"]},"a":{"y":["2"]}}`, `{"a":{"y":"2"}}`, false},
 		{"EventDuplicateLastWins", `{"a":["x"]}`, `{"a":"x","a":"y"}`, false},
 
-		// Numbers (emulation-facts §4.3, §4.6).
+		// Numbers (docs/aws-behaviour.md §5.3, §5.6).
 		{"NumberExponent", `{"n":[300]}`, `{"n":3e2}`, true},
 		{"NumberVsString", `{"n":[300]}`, `{"n":"300"}`, false},
 		{"StringVsNumber", `{"n":["300"]}`, `{"n":300}`, false},
@@ -82,7 +82,7 @@ func TestMatch(t *testing.T) {
 		{"AnythingButNumberNumerically", `{"n":[{"anything-but":[100]}]}`, `{"n":100.0}`, false},
 		{"BooleanVsString", `{"b":[true]}`, `{"b":"true"}`, false},
 
-		// Strings and operators (emulation-facts §4.4).
+		// Strings and operators (docs/aws-behaviour.md §5.4).
 		{"PrefixFoldUnicode", `{"s":[{"prefix":{"equals-ignore-case":"ÉTÉ"}}]}`, `{"s":"été-2026"}`, true},
 		{"SuffixFold", `{"s":[{"suffix":{"equals-ignore-case":".PNG"}}]}`, `{"s":"a.png"}`, true},
 		{"SuffixOnNumber", `{"s":[{"suffix":"0"}]}`, `{"s":10}`, false},
@@ -107,7 +107,7 @@ func TestMatch(t *testing.T) {
 		{"CIDRv4Outside", `{"ip":[{"cidr":"10.0.0.0/8"}]}`, `{"ip":"11.0.0.1"}`, false},
 		{"CIDRv6VsV4", `{"ip":[{"cidr":"::/0"}]}`, `{"ip":"10.0.0.1"}`, false},
 
-		// $or (Ruler README "The $or Primitive"; emulation-facts §4.8).
+		// $or (Ruler README "The $or Primitive"; docs/aws-behaviour.md §5.8).
 		{"OrNested", `{"source":["a"],"$or":[{"x":[1]},{"y":[2],"$or":[{"z":[3]},{"w":[4]}]}]}`, `{"source":"a","y":2,"w":4}`, true},
 		{"OrNestedMissing", `{"source":["a"],"$or":[{"x":[1]},{"y":[2],"$or":[{"z":[3]},{"w":[4]}]}]}`, `{"source":"a","y":2}`, false},
 		{"OrFieldAfter", `{"$or":[{"x":[1]},{"y":[2]}],"z":[3]}`, `{"y":2}`, false},
@@ -279,7 +279,7 @@ func TestMatchValueNumbers(t *testing.T) {
 	require.True(t, got)
 }
 
-// TestValidateForPipes follows the "Pipe support" column (emulation-facts §4.4).
+// TestValidateForPipes follows the "Pipe support" column (docs/aws-behaviour.md §5.4).
 func TestValidateForPipes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -321,8 +321,8 @@ func readTestdata(t testing.TB, name string) []byte {
 	return data
 }
 
-// TestBecomesPending runs the pipeline's filter pair (pipes-facts §2.2,
-// DESIGN §4) against stream records of every kind.
+// TestBecomesPending runs the pipeline's filter pair (docs/aws-behaviour.md §1.3,
+// docs/design.md §4) against stream records of every kind.
 //
 // exists:false on an absent parent: an INSERT has no OldImage at all, so
 // dynamodb.OldImage.status.S has no leaf and {"exists": false} holds. This is

@@ -20,8 +20,8 @@ func (e *UnsupportedForPipesError) Error() string {
 // CreatePipe/UpdatePipe, after Compile.
 //
 // The list follows the "Pipe support" column of the EventBridge operator table
-// (docs: eb-create-pattern-operators.html; emulation-facts §4.4,
-// pipes-facts §2.2): anything-but combined with prefix, suffix,
+// (docs: eb-create-pattern-operators.html; docs/aws-behaviour.md §5.4,
+// docs/aws-behaviour.md §1.3): anything-but combined with prefix, suffix,
 // equals-ignore-case or wildcard, and wildcard itself, are "No". Ruler's
 // undocumented "exactly" is not in the table and is rejected too. Everything
 // else is accepted, including $or and suffix/equals-ignore-case (listed "Yes"

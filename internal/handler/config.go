@@ -213,7 +213,7 @@ func ScraperConfigFromEnv(getenv func(string) string) (ScraperConfig, error) {
 
 // ReconcilerConfigFromEnv reads the reconciler's settings with getenv.
 // RUNNING_GRACE_SECONDS is required: it must exceed the work queue's
-// visibility timeout (DESIGN.md §3), which only the deployment knows; when
+// visibility timeout (docs/design.md §3), which only the deployment knows; when
 // WORK_QUEUE_VISIBILITY_TIMEOUT_SECONDS is set too, that is checked.
 func ReconcilerConfigFromEnv(getenv func(string) string) (ReconcilerConfig, error) {
 	r := &envReader{getenv: getenv}

@@ -9,7 +9,7 @@
 //   - Enrich is the Pipe's optional enrichment: stream records in, compact
 //     work messages out.
 //
-// The decision the scraper makes for each message (DESIGN.md §3) is:
+// The decision the scraper makes for each message (docs/design.md §3) is:
 //
 //	message / outcome                        store write         SQS
 //	unparseable body                         none                forward to work DLQ, ack

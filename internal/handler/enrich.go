@@ -13,7 +13,7 @@ import (
 
 // Enrich is the Pipe's enrichment. Pipes invoke it synchronously with the
 // whole batch as a JSON array of stream records and send each returned
-// item to the target as one message (pipes-facts §2.5).
+// item to the target as one message (docs/aws-behaviour.md §1.7).
 type Enrich struct {
 	Metrics emf.Recorder
 	Logger  *slog.Logger

@@ -29,7 +29,7 @@ const (
 )
 
 // Reconciler is the recovery path for everything the stream, the Pipe or a
-// DLQ lost (DESIGN.md §3). Each run lists live tasks through the store's
+// DLQ lost (docs/design.md §3). Each run lists live tasks through the store's
 // sparse index, never the table:
 //
 //   - Pending for longer than PendingGrace: a new work message is sent

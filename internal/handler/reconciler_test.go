@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	miniserver "github.com/truora/minidyn/server"
 
 	"github.com/taskpipe/taskpipe/internal/dynamostore/dynamostoretest"
 	"github.com/taskpipe/taskpipe/internal/emf"
@@ -287,7 +286,7 @@ func TestReconcilerUnsentMessagesAreErrors(t *testing.T) {
 func TestReconcilerListErrorReported(t *testing.T) {
 	t.Parallel()
 	b := setupReconciler(t)
-	b.local.Server.EmulateFailure(miniserver.FailureConditionInternalServerError)
+	b.local.FailRequests(t, true)
 
 	rep, err := b.h.Handle(t.Context(), nil)
 

@@ -14,7 +14,7 @@ import (
 
 // DynamoDB requests per task, counted by SDK middleware on the real client
 // (after the retry middleware, so retries would count too). The design
-// promises (DESIGN.md §3): the happy path is one claim and one finish, with
+// promises (docs/design.md §3): the happy path is one claim and one finish, with
 // no read; a duplicate delivery of a finished task is one refused claim.
 
 func TestScraperDynamoDBRequestsPerTask(t *testing.T) {

@@ -33,7 +33,7 @@ const maxBackoffShift = 4
 // batch for one message: every message is decided on its own (see the
 // package documentation) and those to retry are returned in
 // BatchItemFailures, which the event source mapping honours only with
-// function_response_types = ["ReportBatchItemFailures"] (pipes-facts §3.1).
+// function_response_types = ["ReportBatchItemFailures"] (docs/aws-behaviour.md §4.9).
 type Scraper struct {
 	Store task.Store
 	Pages PageScraper
@@ -112,7 +112,7 @@ func (s *Scraper) margin() time.Duration {
 // Scraper is misconfigured, or when a message to retry has no message id
 // (Lambda would fail the whole batch for an empty itemIdentifier anyway).
 func (s *Scraper) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	// An empty list, not null: both mean success (pipes-facts §3.1), but []
+	// An empty list, not null: both mean success (docs/aws-behaviour.md §4.9), but []
 	// reads unambiguously in logs and tests.
 	resp := events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{}}
 	if err := s.Validate(); err != nil {
@@ -375,7 +375,7 @@ func kindDims(k task.ErrorKind) []emf.Dimension {
 }
 
 // receiveCount reads ApproximateReceiveCount, a decimal string
-// (pipes-facts §3.4); 0 when absent or malformed.
+// (docs/aws-behaviour.md §4.8); 0 when absent or malformed.
 func receiveCount(msg events.SQSMessage) int {
 	n, err := strconv.Atoi(msg.Attributes["ApproximateReceiveCount"])
 	if err != nil || n < 0 {

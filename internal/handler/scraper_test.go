@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/require"
-	miniserver "github.com/truora/minidyn/server"
 
 	"github.com/taskpipe/taskpipe/internal/dynamostore/dynamostoretest"
 	"github.com/taskpipe/taskpipe/internal/emf"
@@ -437,21 +436,21 @@ func TestScraperStoreErrorIsRetried(t *testing.T) {
 			b.seed(t, tasktest.Pending("t1"))
 			if tt.failAfterClaim {
 				b.pages.answer = func(context.Context, string) (*site.Document, error) {
-					b.local.Server.EmulateFailure(miniserver.FailureConditionInternalServerError)
+					b.local.FailRequests(t, true)
 					return titled(""), tt.scrapeErr
 				}
 			} else {
-				b.local.Server.EmulateFailure(miniserver.FailureConditionInternalServerError)
+				b.local.FailRequests(t, true)
 			}
 
 			failures := b.handle(t, t.Context(), sqsEvent(compactBody("t1")))
-			b.local.Server.EmulateFailure(miniserver.FailureConditionNone)
+			b.local.FailRequests(t, false)
 
 			require.Equal(t, []string{"m-1"}, failures)
 			require.Equal(t, tt.wantState, b.get(t, "t1").State)
 			require.Empty(t, b.vis.changes, "no early redelivery while the lease may still be held")
 			require.Equal(t, map[string]float64{emf.MessagesRetried: 1}, b.metrics.counts())
-			require.Contains(t, b.logs.String(), "emulated error")
+			require.Contains(t, b.logs.String(), "InternalServerError")
 		})
 	}
 }

@@ -6,16 +6,16 @@
 // all of them because it needs only the task id (its claim returns the row):
 //
 //   - the raw DynamoDB stream record, which a Pipe without enrichment and
-//     without an input_template sends as-is (reference/pipes-facts.md §2.1,
-//     §2.7);
+//     without an input_template sends as-is (docs/aws-behaviour.md §1.2);
 //   - the compact Message that lambdas/enrich and the reconciler produce:
 //     {"v":1,"taskId":"…","runId":"…","url":"…","domain":"…"};
-//   - a compact {"taskId":"…"} built by a Pipe input_template (§2.6).
+//   - a compact {"taskId":"…"} built by a Pipe input_template (docs/aws-behaviour.md
+//     §1.8).
 //
 // Anything else is poison: it can never become valid by retrying, so the
 // scraper forwards it to the work DLQ with the reason Parse gives.
 //
 // Stream records are decoded by hand rather than through aws-lambda-go's
 // DynamoDBAttributeValue, whose accessors panic when a value has an
-// unexpected type (pipes-facts §3.4). Untrusted input never panics here.
+// unexpected type (docs/aws-behaviour.md §1.2). Untrusted input never panics here.
 package message

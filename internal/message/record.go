@@ -49,7 +49,7 @@ func (r Record) TaskID() string {
 }
 
 // wireRecord is the JSON shape of a stream record as Pipes and Lambda
-// deliver it (pipes-facts §2.1). Images stay raw: only the four contract
+// deliver it (docs/aws-behaviour.md §1.2). Images stay raw: only the four contract
 // attributes are decoded, so an odd value in an attribute taskpipe does not
 // read cannot fail the record.
 type wireRecord struct {

@@ -65,7 +65,7 @@ func (e *StatusError) Error() string {
 	return s
 }
 
-// Client fetches pages under the rules of DESIGN.md §7 and extracts a
+// Client fetches pages under the rules of docs/design.md §7 and extracts a
 // Summary from each. It is safe for concurrent use; create one per process
 // so connections are reused.
 type Client struct {

@@ -11,7 +11,7 @@
 // task.Retryable, task.Robots and task.OptedOut so that the scraper's
 // decision table can read task.KindOf(err).
 //
-// # Safety (DESIGN.md §7)
+// # Safety (docs/design.md §7)
 //
 // The URLs come from users and the fetches run inside AWS, so the Client
 //

@@ -13,7 +13,7 @@ import (
 )
 
 // Defaults and hard limits of Options. The defaults follow the production
-// account (DESIGN.md §1: at most 3 fetches per URL inside one task, a 420 s
+// account (docs/design.md §1: at most 3 fetches per URL inside one task, a 420 s
 // function timeout); the limits keep a misconfiguration from turning the
 // scraper into an unbounded client.
 const (

@@ -7,6 +7,7 @@
 //	from      to        who                       how
 //	(none)    Pending   submitter                 BatchWriteItem (Create)
 //	Pending   Running   scraper                   Claim: one conditional UpdateItem
+//	Pending   Failed    scraper                   Claim of a row with no attempts left, KindExhausted
 //	Running   Running   scraper                   Claim after the lease expired (takeover)
 //	Running   Running   scraper                   Release: lease expired at once, retry later
 //	Running   Finished  scraper                   Finish (fenced)
@@ -24,11 +25,11 @@
 // still being Running with the caller's claim token, so a worker that lost its
 // lease can never overwrite the task (see [ErrStaleClaim]).
 //
-// # Invariants
+// Only terminal tasks are retried: an operator's retry of a live task would
+// revoke a live claim, so Running → Pending is not a transition.
 //
-//   - No task is lost: each ends Finished or Failed, or is visible in a DLQ with
-//     its reason.
-//   - No effect is applied twice: a result is written once per task, by the
-//     holder of the current claim.
-//   - No error is swallowed.
+// CanTransition is this table in code; TestLifecycleDocMatchesTransitions
+// keeps the two equal. Why the lifecycle is shaped this way, and the
+// invariants every suite checks (no task lost, no effect applied twice, no
+// error swallowed), are in docs/design.md §3.
 package task

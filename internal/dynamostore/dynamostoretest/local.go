@@ -1,23 +1,28 @@
-// Package dynamostoretest runs a dynamostore.Store against minidyn, an
-// in-memory DynamoDB, over real HTTP with the real aws-sdk-go-v2 client, so
-// tests exercise the same request serialization, error decoding
-// (ConditionalCheckFailedException with its old item) and retries as
-// production.
+// Package dynamostoretest runs a dynamostore.Store against the local
+// cloud's DynamoDB (internal/localaws/emu/table) over real HTTP with the
+// real aws-sdk-go-v2 client, so tests exercise the same request
+// serialization, error decoding (ConditionalCheckFailedException with its
+// old item) and retries as production, against a service that passes the
+// task.Store conformance suite exactly as AWS should (the emulator's own
+// TestStoreConformance).
 //
 //	l := dynamostoretest.NewLocal(t)
 //	err := l.Store.Create(ctx, tasks)
 //
 // Each Local has its own server and table, so parallel tests never share
-// state. The server is wrapped in RepairMinidyn, because minidyn v0.8.2
-// ignores REMOVE of top-level attributes and corrupts a secondary index when
-// an UpdateItem adds an index key, and the store relies on both to move
-// tasks in and out of its sparse live index. Pass WithClientOptions to add SDK middleware (RequestCounter is
-// one) and WithStoreOptions to set dynamostore.Options.
+// state. Failures come from the local cloud's fault injector
+// (internal/localaws/emu/fault): FailRequests makes every data-plane
+// request fail as DynamoDB's InternalServerError does, LeaveUnprocessed
+// makes BatchWriteItem leave chosen items unprocessed. Pass
+// WithClientOptions to add SDK middleware (RequestCounter is one) and
+// WithStoreOptions to set dynamostore.Options.
 package dynamostoretest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
@@ -25,17 +30,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	miniserver "github.com/truora/minidyn/server"
 
 	"github.com/taskpipe/taskpipe/internal/dynamostore"
+	"github.com/taskpipe/taskpipe/internal/localaws/emu"
+	"github.com/taskpipe/taskpipe/internal/localaws/emu/fault"
+	"github.com/taskpipe/taskpipe/internal/localaws/emu/table"
 	"github.com/taskpipe/taskpipe/internal/task"
 )
 
-// Local is a minidyn server with a task table and a Store on it.
+// Local is a local DynamoDB with a task table and a Store on it.
 type Local struct {
-	// Server is the minidyn handler, for failure injection
-	// (EmulateFailure, EmulateUnprocessedItems).
-	Server *miniserver.Server
 	// URL is the endpoint, e.g. for AWS_ENDPOINT_URL.
 	URL string
 	// Client is the SDK client the Store uses.
@@ -44,8 +48,11 @@ type Local struct {
 	Table string
 	// Store is the store under test.
 	Store *dynamostore.Store
+	// Faults is the fault injector in front of the service.
+	Faults *fault.Injector
 
-	close func()
+	router *emu.Router
+	close  func()
 }
 
 type config struct {
@@ -70,6 +77,16 @@ func WithStoreOptions(fn func(*dynamostore.Options)) Option {
 
 var tableSeq atomic.Int64
 
+// Handler returns a fresh local DynamoDB: the local cloud's table service
+// behind its router, for a test that builds its own client.
+func Handler() http.Handler { return newRouter() }
+
+func newRouter() *emu.Router {
+	router := emu.NewRouter()
+	router.Handle(emu.ServiceDynamoDB, table.New(table.Options{}))
+	return router
+}
+
 // Start starts a server, creates a uniquely named table with
 // dynamostore.CreateTable and returns the Local. Close it when done.
 func Start(ctx context.Context, opts ...Option) (*Local, error) {
@@ -77,30 +94,35 @@ func Start(ctx context.Context, opts ...Option) (*Local, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	srv := miniserver.NewServer()
-	hs := httptest.NewServer(RepairMinidyn(srv))
+	router := newRouter()
+	faults, err := fault.New(fault.Config{}, 1, fault.WithServices(router.Handler))
+	if err != nil {
+		return nil, fmt.Errorf("dynamostoretest: start: %w", err)
+	}
+	router.Use(faults.Middleware())
+	hs := httptest.NewServer(router)
 	client := dynamodb.New(dynamodb.Options{
 		Region:       "us-east-1",
 		BaseEndpoint: aws.String(hs.URL),
-		// minidyn does not check signatures, but the SDK must sign something.
+		// The local cloud does not check signatures, but the SDK must sign something.
 		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
 	}, cfg.client...)
-	table := fmt.Sprintf("tasks-%d", tableSeq.Add(1))
-	if err := dynamostore.CreateTable(ctx, client, table, dynamostore.TableOptions{}); err != nil {
+	name := fmt.Sprintf("tasks-%d", tableSeq.Add(1))
+	if err := dynamostore.CreateTable(ctx, client, name, dynamostore.TableOptions{}); err != nil {
 		hs.Close()
 		return nil, fmt.Errorf("dynamostoretest: start: %w", err)
 	}
-	sopts := dynamostore.Options{Table: table}
+	sopts := dynamostore.Options{Table: name}
 	if cfg.store != nil {
 		cfg.store(&sopts)
-		sopts.Table = table
+		sopts.Table = name
 	}
 	store, err := dynamostore.New(client, sopts)
 	if err != nil {
 		hs.Close()
 		return nil, fmt.Errorf("dynamostoretest: start: %w", err)
 	}
-	return &Local{Server: srv, URL: hs.URL, Client: client, Table: table, Store: store, close: hs.Close}, nil
+	return &Local{URL: hs.URL, Client: client, Table: name, Store: store, Faults: faults, router: router, close: hs.Close}, nil
 }
 
 // Close stops the server.
@@ -116,6 +138,26 @@ func NewLocal(t testing.TB, opts ...Option) *Local {
 	}
 	t.Cleanup(l.Close)
 	return l
+}
+
+// FailRequests makes every data-plane request (GetItem, UpdateItem, Query,
+// …) fail with InternalServerError, HTTP 500, while on is true; the SDK
+// retries them and then returns the error. Table management is untouched.
+func (l *Local) FailRequests(t testing.TB, on bool) {
+	t.Helper()
+	var cfg fault.Config
+	if on {
+		cfg.DynamoDB.ServerErrorRate = 1
+	}
+	if err := l.Faults.SetConfig(cfg); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// LeaveUnprocessed makes every later BatchWriteItem on the table leave the
+// items for which leave returns true unprocessed (fault.UnprocessedItems).
+func (l *Local) LeaveUnprocessed(leave func(item map[string]json.RawMessage) bool) {
+	l.router.Use(fault.UnprocessedItems(l.Table, l.router.Handler(emu.ServiceDynamoDB), leave))
 }
 
 // Seed writes tk exactly as given, in any state, replacing any row with its

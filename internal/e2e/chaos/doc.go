@@ -12,7 +12,7 @@
 // rows, both DLQs (read without consuming them), the injected poison
 // messages and the injector's counters.
 //
-// Check evaluates the invariants of DESIGN.md §3 over a History alone, so
+// Check evaluates the invariants of docs/design.md §3 over a History alone, so
 // a recorded history (testdata/) is judged exactly as a live one:
 //
 //   - no task lost: every submitted task has its row at the end;

@@ -67,7 +67,7 @@ func (r *recorder) record(ctx context.Context) (*History, error) {
 	if h.Faults, err = r.faults(ctx); err != nil {
 		errs = append(errs, err)
 	}
-	if err := adminJSON(ctx, http.MethodDelete, r.st.Cloud.URL()+emu.AdminPrefix+"faults", nil, nil); err != nil {
+	if err := adminJSON(ctx, r.st.Cloud.AdminClient(), http.MethodDelete, r.st.Cloud.URL()+emu.AdminPrefix+"faults", nil, nil); err != nil {
 		errs = append(errs, err)
 	}
 	if h.Stream, err = readStream(ctx, r.st.AWS, r.st.Outputs.TableName); err != nil {
@@ -89,11 +89,11 @@ func (r *recorder) faults(ctx context.Context) (Faults, error) {
 		fault.Config
 		Seed uint64 `json:"seed"`
 	}
-	if err := adminJSON(ctx, http.MethodGet, r.st.Cloud.URL()+emu.AdminPrefix+"faults", nil, &view); err != nil {
+	if err := adminJSON(ctx, r.st.Cloud.AdminClient(), http.MethodGet, r.st.Cloud.URL()+emu.AdminPrefix+"faults", nil, &view); err != nil {
 		return f, err
 	}
 	f.Config, f.Seed = view.Config, view.Seed
-	if err := adminJSON(ctx, http.MethodGet, r.st.Cloud.URL()+emu.AdminPrefix+"faults/stats", nil, &f.Stats); err != nil {
+	if err := adminJSON(ctx, r.st.Cloud.AdminClient(), http.MethodGet, r.st.Cloud.URL()+emu.AdminPrefix+"faults/stats", nil, &f.Stats); err != nil {
 		return f, err
 	}
 	return f, nil
@@ -225,9 +225,10 @@ func num(v streamtypes.AttributeValue) int64 {
 	return 0
 }
 
-// adminJSON calls the local cloud's admin API and decodes its JSON answer
+// adminJSON calls the local cloud's admin API with client (the cloud's
+// AdminClient, which sends the admin token) and decodes its JSON answer
 // into out (when not nil).
-func adminJSON(ctx context.Context, method, url string, body any, out any) error {
+func adminJSON(ctx context.Context, client *http.Client, method, url string, body any, out any) error {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -243,7 +244,7 @@ func adminJSON(ctx context.Context, method, url string, body any, out any) error
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return fmt.Errorf("chaos: admin %s %s: %w", method, url, err)
 	}

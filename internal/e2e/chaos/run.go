@@ -147,10 +147,10 @@ func (cfg Config) before(ctx context.Context, st *demo.Stage, d demo.Config, out
 	}
 	fc := cfg.Plan.FaultConfig(st.Outputs)
 	url := st.Cloud.URL() + emu.AdminPrefix + "faults?seed=" + strconv.FormatUint(cfg.FaultSeed, 10)
-	if err := adminJSON(ctx, http.MethodPut, url, fc, nil); err != nil {
+	if err := adminJSON(ctx, st.Cloud.AdminClient(), http.MethodPut, url, fc, nil); err != nil {
 		return nil, err
 	}
-	if err := adminJSON(ctx, http.MethodDelete, st.Cloud.URL()+emu.AdminPrefix+"faults/stats", nil, nil); err != nil {
+	if err := adminJSON(ctx, st.Cloud.AdminClient(), http.MethodDelete, st.Cloud.URL()+emu.AdminPrefix+"faults/stats", nil, nil); err != nil {
 		return nil, err
 	}
 	n := cfg.Plan.Poison(d.Sites)
@@ -196,7 +196,7 @@ func printResult(w io.Writer, oc *Outcome, cfg Config) error {
 	fmt.Fprintf(&b, "\nChaos invariants (run %s: %d tasks submitted, %d stream records, %d DLQ messages; checked from the recorded history", h.RunID,
 		len(h.Submitted), len(h.Stream), len(h.DLQ))
 	if cfg.HistoryPath != "" {
-		fmt.Fprintf(&b, " in %s", cfg.HistoryPath)
+		fmt.Fprintf(&b, " in %s", demo.DisplayPath(cfg.HistoryPath))
 	}
 	b.WriteString(")\n")
 	if _, err := io.WriteString(w, b.String()); err != nil {

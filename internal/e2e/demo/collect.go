@@ -192,7 +192,7 @@ type metricRef struct {
 }
 
 // readMetrics sums the run's metrics from the CloudWatch emulation: the
-// functions' EMF metrics (namespace taskpipe, /work/notes/metrics.md) and
+// functions' EMF metrics (namespace taskpipe, names in internal/emf) and
 // the pipe's AWS/EventBridge/Pipes metrics.
 func (r *runner) readMetrics(ctx context.Context) (Metrics, error) {
 	var m Metrics

@@ -209,6 +209,26 @@ func LambdaArch() string {
 	return "x86_64"
 }
 
+// DisplayPath returns p as a transcript shows it: relative to the
+// repository root when inside it, "$TMPDIR/…" when inside the temporary
+// directory, else as given. The demo's and the chaos run's output is kept in
+// docs/, where an absolute path of the machine it ran on means nothing.
+func DisplayPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	if root, err := RepoRoot(); err == nil {
+		if rel, err := filepath.Rel(root, abs); err == nil && filepath.IsLocal(rel) {
+			return rel
+		}
+	}
+	if rel, err := filepath.Rel(os.TempDir(), abs); err == nil && filepath.IsLocal(rel) {
+		return filepath.Join("$TMPDIR", rel)
+	}
+	return p
+}
+
 // RepoRoot walks up from the working directory to the directory whose
 // go.mod declares the taskpipe module.
 func RepoRoot() (string, error) {

@@ -263,7 +263,7 @@ func (r *runner) apply(ctx context.Context, tmp string) error {
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
-	fmt.Fprintf(r.cfg.Out, "    applied %s (copy in %s): table %s, functions %s\n", r.cfg.TFDir, dir, r.outputs.TableName, r.functionList())
+	fmt.Fprintf(r.cfg.Out, "    applied %s (copy in %s): table %s, functions %s\n", DisplayPath(r.cfg.TFDir), DisplayPath(dir), r.outputs.TableName, r.functionList())
 	return nil
 }
 
@@ -455,7 +455,7 @@ func (r *runner) fireReconciler(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := r.cloud.AdminClient().Do(req)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,6 @@
 // Package fixtureweb is a deterministic local web of thousands of synthetic
 // websites that stands in for the internet in local runs of the pipeline
-// (DESIGN.md §6): healthy sites with realistic pages, and sites that are
+// (docs/design.md §6): healthy sites with realistic pages, and sites that are
 // slow, flaky, broken, huge, redirecting or rate-limited. The same seed
 // always gives the same sites, pages, input lines and expectations, so a
 // demo or chaos run can reconcile its counts exactly.

@@ -71,7 +71,7 @@ type Expectation struct {
 // and also with KindStuck: when the work queue's maxReceiveCount is not
 // above the task's MaxAttempts, the queue gives up on the message before
 // the claim that would mark it exhausted, and the reconciler fails it as
-// stuck instead (DESIGN.md §3).
+// stuck instead (docs/design.md §3).
 func (e Expectation) Matches(state task.State, kind task.ErrorKind) bool {
 	switch {
 	case e.Outcome == Finished:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -84,6 +85,16 @@ type Router struct {
 	services   map[string]http.Handler
 	middleware []Middleware
 	counts     map[Op]int64
+	guard      func(http.ResponseWriter, *http.Request) bool
+}
+
+// SetGuard installs a check that runs before anything else, the body
+// included, on every request (the local cloud's: who may call it); it
+// returns false when it answered.
+func (rt *Router) SetGuard(g func(http.ResponseWriter, *http.Request) bool) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	rt.guard = g
 }
 
 // NewRouter returns an empty router.
@@ -116,9 +127,28 @@ func (rt *Router) Use(m Middleware) {
 
 // ServeHTTP implements http.Handler.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rt.mu.RLock()
+	guard := rt.guard
+	rt.mu.RUnlock()
+	if guard != nil && !guard(w, r) {
+		return
+	}
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, BodyLimit(serviceHint(r)))
+	}
 	op, err := Identify(r)
 	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			WriteJSONError(w, http.StatusRequestEntityTooLarge, "RequestEntityTooLarge",
+				fmt.Sprintf("the request body exceeds %d bytes", tooBig.Limit))
+			return
+		}
 		WriteJSONError(w, http.StatusBadRequest, "UnknownOperationException", err.Error())
+		return
+	}
+	if err := checkRPCv2(r); err != nil {
+		WriteJSONError(w, http.StatusUnsupportedMediaType, "UnsupportedMediaTypeException", err.Error())
 		return
 	}
 	rt.mu.RLock()

@@ -19,6 +19,7 @@ import (
 func listQueuesAs(t *testing.T, c *localcloud.Cloud, fn string) {
 	t.Helper()
 	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{}`))
+	req.Host = "localhost"
 	req.Header.Set("X-Amz-Target", "AmazonSQS.ListQueues")
 	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
 	req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/sqs/aws4_request, SignedHeaders=host, Signature=x")
@@ -55,9 +56,9 @@ func TestCountsByCallerSplitsFunctionsFromClients(t *testing.T) {
 
 	// The admin view is the same, and the reset clears both views.
 	var admin []localcloud.CallerCount
-	getJSON(t, b.cloud.URL()+emu.AdminPrefix+"counts/callers", &admin)
+	getJSON(t, b.cloud.AdminClient(), b.cloud.URL()+emu.AdminPrefix+"counts/callers", &admin)
 	require.Equal(t, b.cloud.CountsByCaller(), admin)
-	resp, err := http.Post(b.cloud.URL()+emu.AdminPrefix+"counts/reset", "application/json", nil)
+	resp, err := b.cloud.AdminClient().Post(b.cloud.URL()+emu.AdminPrefix+"counts/reset", "application/json", nil)
 	require.NoError(t, err)
 	require.NoError(t, resp.Body.Close())
 	require.Equal(t, http.StatusNoContent, resp.StatusCode)

@@ -69,14 +69,34 @@ type Config struct {
 	// FaultSeed seeds the fault injector's random decisions; faults are
 	// off until configured through the admin API.
 	FaultSeed uint64
+	// AllowedHosts are Host names accepted besides localhost, 127.0.0.1,
+	// [::1] and the listen host (e.g. host.docker.internal); see guard.go.
+	AllowedHosts []string
+	// AllowCrossOrigin accepts requests from web pages (an Origin header
+	// or Sec-Fetch-Site: cross-site), refused by default.
+	AllowCrossOrigin bool
+	// AdminToken is the token the admin API requires; empty means a
+	// random one (AdminToken and Env report it).
+	AdminToken string
+	// LambdaTransition is how long a new function stays Pending and an
+	// updated one InProgress (function.Options.TransitionDelay; default
+	// DefaultLambdaTransition, negative: none), so that a client that does
+	// not wait for Active and Successful fails here as on AWS.
+	LambdaTransition time.Duration
 }
+
+// DefaultLambdaTransition is Config.LambdaTransition's default: long enough
+// that a client that does not wait is caught, short enough not to slow the
+// ones that do (the SDK waiters and the Terraform provider poll it).
+const DefaultLambdaTransition = 250 * time.Millisecond
 
 // Cloud is the assembled local cloud.
 type Cloud struct {
-	cfg    Config
-	log    *slog.Logger
-	router *emu.Router
-	admin  *http.ServeMux
+	cfg        Config
+	adminToken string
+	log        *slog.Logger
+	router     *emu.Router
+	admin      *http.ServeMux
 	// callers splits the router's counts by the function that sent them.
 	callers *callerCounter
 
@@ -127,13 +147,20 @@ func New(cfg Config) *Cloud {
 	if cfg.Console == nil {
 		cfg.Console = io.Discard
 	}
+	if cfg.LambdaTransition == 0 {
+		cfg.LambdaTransition = DefaultLambdaTransition
+	}
+	if cfg.AdminToken == "" {
+		cfg.AdminToken = newAdminToken()
+	}
 	c := &Cloud{
-		cfg:     cfg,
-		log:     cfg.Logger,
-		router:  emu.NewRouter(),
-		admin:   http.NewServeMux(),
-		callers: newCallerCounter(),
-		done:    make(chan struct{}),
+		cfg:        cfg,
+		adminToken: cfg.AdminToken,
+		log:        cfg.Logger,
+		router:     emu.NewRouter(),
+		admin:      http.NewServeMux(),
+		callers:    newCallerCounter(),
+		done:       make(chan struct{}),
 	}
 	c.queue = queue.New(queue.Options{AccountID: cfg.AccountID, Region: cfg.Region, Now: cfg.Now})
 	c.tables = table.New(table.Options{AccountID: cfg.AccountID, Region: cfg.Region, Now: cfg.Now})
@@ -148,6 +175,7 @@ func New(cfg Config) *Cloud {
 	c.router.Handle(emu.ServiceIAM, c.identity.IAM())
 	c.router.Handle(emu.ServiceSTS, c.identity.STS())
 	c.router.Handle(emu.ServiceAdmin, c.admin)
+	c.router.SetGuard(c.guard)
 	c.router.Use(reportOp)
 	c.router.Use(c.callers.middleware)
 	c.runtimeServices(cfg)
@@ -314,8 +342,9 @@ func (c *Cloud) URL() string {
 
 // Env returns the environment a client needs to use the local cloud, as
 // KEY=value pairs: the endpoint (AWS_ENDPOINT_URL, honoured by every current
-// AWS SDK, the CLI and the Terraform provider), the region, and dummy
-// credentials (any are accepted, but SDKs refuse to sign without some).
+// AWS SDK, the CLI and the Terraform provider), the region, dummy
+// credentials (any are accepted, but SDKs refuse to sign without some),
+// and the admin API's token.
 func (c *Cloud) Env() []string {
 	return []string{
 		"AWS_ENDPOINT_URL=" + c.URL(),
@@ -323,5 +352,6 @@ func (c *Cloud) Env() []string {
 		"AWS_DEFAULT_REGION=" + c.cfg.Region,
 		"AWS_ACCESS_KEY_ID=test",
 		"AWS_SECRET_ACCESS_KEY=test",
+		EnvAdminToken + "=" + c.adminToken,
 	}
 }

@@ -54,9 +54,9 @@ func requireCode(t *testing.T, err error, code string) {
 	require.Equal(t, code, apiErr.ErrorCode())
 }
 
-func getJSON(t *testing.T, url string, v any) {
+func getJSON(t *testing.T, client *http.Client, url string, v any) {
 	t.Helper()
-	resp, err := http.Get(url)
+	resp, err := client.Get(url)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
@@ -118,12 +118,12 @@ func TestEndToEnd(t *testing.T) {
 		Status   string   `json:"status"`
 		Services []string `json:"services"`
 	}
-	getJSON(t, b.cloud.URL()+"/_taskpipe/health", &health)
+	getJSON(t, b.cloud.AdminClient(), b.cloud.URL()+"/_taskpipe/health", &health)
 	require.Equal(t, "ok", health.Status)
 	require.Equal(t, b.cloud.Services(), health.Services)
 
 	var counts []emu.OpCount
-	getJSON(t, b.cloud.URL()+"/_taskpipe/counts", &counts)
+	getJSON(t, b.cloud.AdminClient(), b.cloud.URL()+"/_taskpipe/counts", &counts)
 	byOp := map[string]int64{}
 	for _, c := range counts {
 		byOp[c.Service+":"+c.Operation] = c.Count
@@ -135,11 +135,11 @@ func TestEndToEnd(t *testing.T) {
 	_, admin := byOp["admin:health"]
 	require.False(t, admin, "admin requests are not counted")
 
-	resp, err := http.Post(b.cloud.URL()+"/_taskpipe/counts/reset", "", nil)
+	resp, err := b.cloud.AdminClient().Post(b.cloud.URL()+"/_taskpipe/counts/reset", "", nil)
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusNoContent, resp.StatusCode)
-	getJSON(t, b.cloud.URL()+"/_taskpipe/counts", &counts)
+	getJSON(t, b.cloud.AdminClient(), b.cloud.URL()+"/_taskpipe/counts", &counts)
 	require.Empty(t, counts)
 }
 
@@ -168,7 +168,7 @@ func TestUnknownRequestsFailFast(t *testing.T) {
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
 	require.Equal(t, "UnknownOperationException", body["__type"])
 
-	resp, err = http.Get(b.cloud.URL() + "/_taskpipe/nope")
+	resp, err = b.cloud.AdminClient().Get(b.cloud.URL() + "/_taskpipe/nope")
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)

@@ -53,7 +53,8 @@ func enrichZip(t *testing.T) []byte {
 func TestDeleteFunctionStopsEveryWarmProcess(t *testing.T) {
 	t.Parallel()
 	zip := enrichZip(t)
-	c := localcloud.New(localcloud.Config{Addr: "127.0.0.1:0"})
+	// No Pending phase: the function is invoked in process right away.
+	c := localcloud.New(localcloud.Config{Addr: "127.0.0.1:0", LambdaTransition: -1})
 	require.NoError(t, c.Start(context.Background()))
 	closed := false
 	t.Cleanup(func() {

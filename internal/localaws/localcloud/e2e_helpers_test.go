@@ -68,6 +68,9 @@ func TestMain(m *testing.M) {
 // on loopback.
 func bootstrapZip(tb testing.TB) []byte {
 	tb.Helper()
+	if testing.Short() {
+		tb.Skip("end to end (real bootstrap processes): not in the -short tier")
+	}
 	buildOnce.Do(func() { buildZip, buildErr = buildBootstrap() })
 	require.NoError(tb, buildErr)
 	return buildZip
@@ -190,6 +193,11 @@ func (e *e2e) createFunction(tb testing.TB, s fnSpec) string {
 		Environment:   &lambdatypes.Environment{Variables: vars},
 	})
 	require.NoError(tb, err)
+	// A new function is Pending for a while, as on AWS: wait as the
+	// Terraform provider does.
+	require.NoError(tb, lambda.NewFunctionActiveV2Waiter(e.lam, func(o *lambda.FunctionActiveV2WaiterOptions) {
+		o.MinDelay, o.MaxDelay = 50*time.Millisecond, 200*time.Millisecond
+	}).Wait(ctx, &lambda.GetFunctionInput{FunctionName: aws.String(s.name)}, time.Minute))
 	if s.reserved > 0 {
 		_, err = e.lam.PutFunctionConcurrency(ctx, &lambda.PutFunctionConcurrencyInput{
 			FunctionName: aws.String(s.name), ReservedConcurrentExecutions: aws.Int32(s.reserved)})
@@ -388,9 +396,9 @@ func maxOverlap(entries []entry) int {
 }
 
 // adminPost posts to an admin endpoint and decodes the JSON answer.
-func adminPost(tb testing.TB, url string, v any) int {
+func adminPost(tb testing.TB, client *http.Client, url string, v any) int {
 	tb.Helper()
-	resp, err := http.Post(url, "application/json", nil)
+	resp, err := client.Post(url, "application/json", nil)
 	require.NoError(tb, err)
 	defer resp.Body.Close()
 	if v != nil {

@@ -37,7 +37,7 @@ import (
 // message redelivered; a process that sleeps past its timeout is killed
 // ("Task timed out") and its message redelivered after the visibility
 // timeout (Lambda developer guide, with-sqs.html and
-// services-sqs-errorhandling.html; emulation-facts §1.10, §3).
+// services-sqs-errorhandling.html; docs/aws-behaviour.md §4).
 func TestEventSourceMappingFailureHandling(t *testing.T) {
 	t.Parallel()
 	// The queue's visibility timeout must be at least the function
@@ -275,7 +275,7 @@ func TestConcurrencyCaps(t *testing.T) {
 	}
 }
 
-// becomesPending is the pipeline's dispatch filter pair (pipes-facts §2.2;
+// becomesPending is the pipeline's dispatch filter pair (docs/aws-behaviour.md §1.3;
 // terraform/modules/dispatch's default): the new image is Pending and
 // the old image had no status (INSERT) or another one (MODIFY).
 var becomesPending = []string{
@@ -427,7 +427,7 @@ func TestPipelineSmoke(t *testing.T) {
 
 	counts := map[string]int64{}
 	var rows []localcloud.CallerCount
-	getJSON(t, e.cloud.URL()+"/_taskpipe/counts/callers", &rows)
+	getJSON(t, e.cloud.AdminClient(), e.cloud.URL()+"/_taskpipe/counts/callers", &rows)
 	for _, r := range rows {
 		counts[r.Caller+" "+r.Service+":"+r.Operation] = r.Count
 	}
@@ -497,7 +497,7 @@ func TestScheduleFires(t *testing.T) {
 		ScheduledTime time.Time `json:"scheduledTime"`
 		Payload       string    `json:"payload"`
 	}
-	code := adminPost(t, e.cloud.URL()+"/_taskpipe/schedules/default/on-demand/fire", &firing)
+	code := adminPost(t, e.cloud.AdminClient(), e.cloud.URL()+"/_taskpipe/schedules/default/on-demand/fire", &firing)
 	require.Equal(t, 200, code)
 	require.Contains(t, firing.Payload, `"schedule":"on-demand"`)
 
@@ -517,7 +517,7 @@ func TestScheduleFires(t *testing.T) {
 			Invocations int64 `json:"invocations"`
 		} `json:"stats"`
 	}
-	getJSON(t, e.cloud.URL()+"/_taskpipe/schedules/default/on-time", &got)
+	getJSON(t, e.cloud.AdminClient(), e.cloud.URL()+"/_taskpipe/schedules/default/on-time", &got)
 	require.Equal(t, int64(1), got.Stats.Invocations, "fired once: the past occurrence at StartDate is not replayed")
 }
 

@@ -38,7 +38,8 @@ func (c *Cloud) runtimeServices(cfg Config) {
 		Queues: c.queue, Invoker: lam, Faults: inj, Metrics: c.alarms, Logger: cfg.Logger})
 	c.functions = function.New(function.Options{AccountID: cfg.AccountID, Region: cfg.Region, Now: cfg.Now,
 		Upstream: c.router, EventSourceMappings: c.mappings, Console: cfg.Console, Logs: c.logs,
-		Metrics: c.alarms, MaxInstancesPerFunction: cfg.MaxInstancesPerFunction, Logger: cfg.Logger})
+		Metrics: c.alarms, MaxInstancesPerFunction: cfg.MaxInstancesPerFunction, TransitionDelay: cfg.LambdaTransition,
+		Logger: cfg.Logger})
 	lam.fn = c.functions
 	c.schedules = schedule.New(schedule.Options{AccountID: cfg.AccountID, Region: cfg.Region, Now: cfg.Now,
 		Invoker: lam, Queues: c.queue, Logger: cfg.Logger})

@@ -20,7 +20,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/pipes"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	tfjson "github.com/hashicorp/terraform-json"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/taskpipe/taskpipe/internal/dynamostore"
@@ -34,7 +36,7 @@ import (
 // insertOnly is the edited filter of the acceptance test: it dispatches
 // INSERTs of Pending tasks only, so a task sent back to Pending (a MODIFY)
 // is no longer dispatched; the default filter dispatches both
-// (modules/dispatch variables.tf; pipes-facts §2.2).
+// (modules/dispatch variables.tf; docs/aws-behaviour.md §1.3).
 const insertOnly = `{"dynamodb":{"NewImage":{"status":{"S":["Pending"]}},"OldImage":{"status":{"S":[{"exists":false}]}}}}`
 
 // TestAcceptanceLocalExample is issue 6, acceptance 1: terraform apply of
@@ -98,10 +100,12 @@ func TestAcceptanceLocalExample(t *testing.T) {
 	require.NoError(t, store.Retry(bg, dynamostore.RetryParams{TaskID: "a", From: []task.State{task.StateFinished}, Now: time.Now()}))
 	require.NoError(t, store.Create(bg, []task.Task{{ID: "b", RunID: "r1", URL: site.URL + "/b"}}))
 	waitState(t, store, "b", task.StateFinished)
-	// b went through pipe, queue and scraper; a, written before it on the
-	// same stream shard, would have gone with it. Allow the scraper a
-	// moment more, well within the reconciler's 60 s Pending grace.
-	time.Sleep(3 * time.Second)
+	// a's record precedes b's on the stream's one shard, so had the filter
+	// let it through, the pipe sent its message before b's. Once the work
+	// queue holds nothing, visible or in flight, every message sent so far
+	// has been handled, so a is still Pending only if it was never
+	// dispatched (the reconciler's 60 s Pending grace is far off).
+	waitQueueEmpty(t, sqs.NewFromConfig(e.cfg), name+"-work")
 	a, err := store.Get(bg, "a")
 	require.NoError(t, err)
 	require.Equal(t, task.StatePending, a.State, "the edited filter no longer dispatches a task sent back to Pending")
@@ -158,6 +162,24 @@ func waitState(t *testing.T, store *dynamostore.Store, id string, want task.Stat
 		time.Sleep(250 * time.Millisecond)
 	}
 	t.Fatalf("task %s did not become %s within 90 s; last: %+v", id, want, last)
+}
+
+// waitQueueEmpty waits until the queue holds no message, visible, in
+// flight or delayed.
+func waitQueueEmpty(t *testing.T, client *sqs.Client, name string) {
+	t.Helper()
+	ctx := context.Background()
+	url, err := client.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(name)})
+	require.NoError(t, err)
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		out, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: url.QueueUrl,
+			AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameAll}})
+		require.NoError(c, err)
+		for _, a := range []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
+			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible, sqstypes.QueueAttributeNameApproximateNumberOfMessagesDelayed} {
+			assert.Equal(c, "0", out.Attributes[string(a)], "%s of %s", a, name)
+		}
+	}, 90*time.Second, 100*time.Millisecond)
 }
 
 // stateValues collects attribute values of every resource of a type.

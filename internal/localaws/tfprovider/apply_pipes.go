@@ -17,7 +17,7 @@ import (
 // internal/service/pipes/pipe.go (resourcePipeCreate/Read/Update/Delete,
 // waitPipeCreated/Updated/Deleted), source_parameters.go,
 // target_parameters.go, enrichment_parameters.go, log_configuration.go
-// (expand/flatten). The id is the pipe name. reference/pipes-facts.md §1.1
+// (expand/flatten). The id is the pipe name. docs/aws-behaviour.md §7.1
 // explains the update semantics (every source parameter is sent again).
 
 func (c *clients) pipes(ctx context.Context, pc *Config, region string) (*pipes.Client, error) {

@@ -20,7 +20,7 @@ import (
 //     reserved_concurrent_executions ≥ -1, ephemeral_storage size
 //     512–10240, handler 1–128 characters, architectures ≤ 1 of enum
 //     Architecture, runtime enum Runtime (provided.al2023 since v5.26.0,
-//     pipes-facts §1.4), logging_config/tracing_config enums;
+//     docs/aws-behaviour.md §7.4), logging_config/tracing_config enums;
 //   - ForceNew: function_name, package_type;
 //   - CustomizeDiff: checkHandlerRuntimeForZipFunction ("handler and runtime
 //     must be set when PackageType is Zip") and
@@ -37,7 +37,7 @@ import (
 // event_source_mapping.go (resourceEventSourceMapping, after PR #37980):
 //   - enabled Default true; document_db full_document Default "Default";
 //   - scaling_config.maximum_concurrency IntAtLeast(2) (the 1000 cap was
-//     removed, pipes-facts §1.3 and §4), maximum_record_age_in_seconds -1 or
+//     removed, docs/aws-behaviour.md §7.3 and §7.8), maximum_record_age_in_seconds -1 or
 //     60–604800, maximum_retry_attempts -1–10000, parallelization_factor
 //     1–10, tumbling_window_in_seconds 0–900, filter pattern ≤ 4096,
 //     function_response_types enum FunctionResponseType, starting_position

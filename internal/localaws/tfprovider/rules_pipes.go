@@ -21,7 +21,7 @@ import (
 //   - log_configuration.go (commit c0dfb8bb343647013e598aa1765fe2ddf8675e2f):
 //     level enum LogLevel, s3 output_format enum S3OutputFormat.
 //
-// Also summarised in reference/pipes-facts.md §1.1 and §2.4.
+// Also summarised in docs/aws-behaviour.md §7.1 and §1.1.
 func init() {
 	const ddb = "source_parameters.*.dynamodb_stream_parameters.*."
 	const kin = "source_parameters.*.kinesis_stream_parameters.*."

@@ -79,7 +79,7 @@ func TestValidateResourceConfig(t *testing.T) {
 		name, typ, cfg string
 		wantErr        string // "" = valid
 	}{
-		// aws_pipes_pipe dynamodb_stream_parameters (pipes-facts §1.1, §2.4).
+		// aws_pipes_pipe dynamodb_stream_parameters (docs/aws-behaviour.md §7.1, §1.1).
 		{"pipe batch 0", "aws_pipes_pipe", pipeJSON(`"batch_size":0`, ""), "batch_size to be in the range (1 - 10000), got 0"},
 		{"pipe batch 1", "aws_pipes_pipe", pipeJSON(`"batch_size":1`, ""), ""},
 		{"pipe batch 10000", "aws_pipes_pipe", pipeJSON(`"batch_size":10000`, ""), ""},
@@ -119,7 +119,7 @@ func TestValidateResourceConfig(t *testing.T) {
 		{"pipe name 64", "aws_pipes_pipe", pipeJSON("", `"name":"`+strings.Repeat("p", 64)+`"`), ""},
 		{"pipe name 65", "aws_pipes_pipe", pipeJSON("", `"name":"`+strings.Repeat("p", 65)+`"`), "(1 - 64)"},
 
-		// aws_lambda_event_source_mapping (pipes-facts §1.3).
+		// aws_lambda_event_source_mapping (docs/aws-behaviour.md §7.3).
 		{"esm concurrency 1", "aws_lambda_event_source_mapping", esm(`,"scaling_config":[{"maximum_concurrency":1}]`), "to be at least (2), got 1"},
 		{"esm concurrency 2", "aws_lambda_event_source_mapping", esm(`,"scaling_config":[{"maximum_concurrency":2}]`), ""},
 		{"esm concurrency 1001", "aws_lambda_event_source_mapping", esm(`,"scaling_config":[{"maximum_concurrency":1001}]`), ""},
@@ -131,7 +131,7 @@ func TestValidateResourceConfig(t *testing.T) {
 		{"esm response types", "aws_lambda_event_source_mapping", esm(`,"function_response_types":["ReportBatchItemFailures"]`), ""},
 		{"esm response types bad", "aws_lambda_event_source_mapping", esm(`,"function_response_types":["ReportFailures"]`), "ReportBatchItemFailures"},
 
-		// aws_sqs_queue and redrive documents (pipes-facts §1.2).
+		// aws_sqs_queue and redrive documents (docs/aws-behaviour.md §7.2).
 		{"sqs visibility -1", "aws_sqs_queue", `{"visibility_timeout_seconds":-1}`, "(0 - 43200)"},
 		{"sqs visibility 0", "aws_sqs_queue", `{"visibility_timeout_seconds":0}`, ""},
 		{"sqs visibility 43200", "aws_sqs_queue", `{"visibility_timeout_seconds":43200}`, ""},
@@ -158,7 +158,7 @@ func TestValidateResourceConfig(t *testing.T) {
 		{"allow byQueue", "aws_sqs_queue_redrive_allow_policy", `{"queue_url":"u","redrive_allow_policy":"{\"redrivePermission\":\"byQueue\",\"sourceQueueArns\":[\"a\"]}"}`, ""},
 		{"allow bad permission", "aws_sqs_queue_redrive_allow_policy", `{"queue_url":"u","redrive_allow_policy":"{\"redrivePermission\":\"some\"}"}`, "allowAll, denyAll or byQueue"},
 
-		// aws_lambda_function (pipes-facts §1.4).
+		// aws_lambda_function (docs/aws-behaviour.md §7.4).
 		{"lambda timeout 0", "aws_lambda_function", fn(`,"timeout":0`), "(1 - 900)"},
 		{"lambda timeout 1", "aws_lambda_function", fn(`,"timeout":1`), ""},
 		{"lambda timeout 900", "aws_lambda_function", fn(`,"timeout":900`), ""},
@@ -178,7 +178,7 @@ func TestValidateResourceConfig(t *testing.T) {
 		{"lambda log format", "aws_lambda_function", fn(`,"logging_config":[{"log_format":"JSON","application_log_level":"INFO"}]`), ""},
 		{"lambda log format bad", "aws_lambda_function", fn(`,"logging_config":[{"log_format":"XML"}]`), "log_format to be one of"},
 
-		// aws_dynamodb_table (pipes-facts §1.7).
+		// aws_dynamodb_table (docs/aws-behaviour.md §7.7).
 		{"ddb billing", "aws_dynamodb_table", `{"name":"t","billing_mode":"PAY_PER_REQUEST"}`, ""},
 		{"ddb billing bad", "aws_dynamodb_table", `{"name":"t","billing_mode":"ON_DEMAND"}`, "billing_mode to be one of"},
 		{"ddb view", "aws_dynamodb_table", `{"name":"t","stream_view_type":"NEW_AND_OLD_IMAGES"}`, ""},
@@ -199,7 +199,7 @@ func TestValidateResourceConfig(t *testing.T) {
 		{"alarm missing data case", "aws_cloudwatch_metric_alarm", alarm(`,"treat_missing_data":"NOTBREACHING"`), ""},
 		{"alarm missing data bad", "aws_cloudwatch_metric_alarm", alarm(`,"treat_missing_data":"never"`), "treat_missing_data to be one of"},
 
-		// aws_scheduler_schedule (pipes-facts §1.5).
+		// aws_scheduler_schedule (docs/aws-behaviour.md §6.1).
 		{"schedule rate", "aws_scheduler_schedule", sched("rate(5 minutes)", "OFF"), ""},
 		{"schedule rate 1", "aws_scheduler_schedule", sched("rate(1 minute)", "OFF"), ""},
 		{"schedule cron", "aws_scheduler_schedule", sched("cron(0/5 * * * ? *)", "OFF"), ""},

@@ -14,7 +14,7 @@ locals {
   # arn:...:table/<name>/stream/<label> → arn:...:table/<name>
   table_arn = split("/stream/", var.source_stream_arn)[0]
 
-  # eb-pipes-permissions.html; pipes-facts §2.8.
+  # eb-pipes-permissions.html; docs/aws-behaviour.md §1.9.
   base_statements = [
     {
       Sid      = "ReadStream"
@@ -38,7 +38,7 @@ locals {
     },
     {
       # Without it, failed batches cannot reach the DLQ and the pipe reports
-      # "Error occurred while sending message to SQS queue" (pipes-facts §4).
+      # "Error occurred while sending message to SQS queue" (docs/aws-behaviour.md §1.9).
       Sid      = "SendToDeadLetterQueue"
       Effect   = "Allow"
       Action   = ["sqs:SendMessage"]
@@ -61,7 +61,7 @@ locals {
 }
 
 # Receives a pointer (shard id and sequence range) to every batch the pipe
-# gave up on, not the records themselves (pipes-facts §2.4); the reconciler
+# gave up on, not the records themselves (docs/aws-behaviour.md §1.6); the reconciler
 # recovers the tasks from the table.
 resource "aws_sqs_queue" "dlq" {
   name                      = "${var.name}-dlq"
@@ -129,7 +129,7 @@ resource "aws_pipes_pipe" "this" {
     # Every field is set, even where it equals the AWS default: on update the
     # provider sends all of them, and unset ones go out as 0 or empty and are
     # rejected or silently change behaviour (provider issue #41573;
-    # pipes-facts §1.1 "Provider quirks").
+    # docs/aws-behaviour.md §7.1 "Provider quirks").
     dynamodb_stream_parameters {
       starting_position                  = var.starting_position
       batch_size                         = var.batch_size
@@ -157,7 +157,7 @@ resource "aws_pipes_pipe" "this" {
   log_configuration {
     level = var.log_level
     # Set explicitly in both cases: left unset it shows a perpetual diff in
-    # some provider versions (pipes-facts §4, pulumi-aws #4412).
+    # some provider versions (docs/aws-behaviour.md §7.1, pulumi-aws #4412).
     include_execution_data = var.log_include_execution_data ? ["ALL"] : []
 
     cloudwatch_logs_log_destination {

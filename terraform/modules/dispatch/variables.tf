@@ -50,7 +50,7 @@ variable "desired_state" {
 }
 
 variable "filter_patterns" {
-  description = "Event patterns (JSON strings, OR'ed, at most 5) a stream record must match to be sent. The default matches records whose new image has status Pending and whose old image has no status (INSERT) or another status (MODIFY); see pipes-facts §2.2. Editing them updates the pipe in place without a code deploy."
+  description = "Event patterns (JSON strings, OR'ed, at most 5) a stream record must match to be sent. The default matches records whose new image has status Pending and whose old image has no status (INSERT) or another status (MODIFY); written in the EventBridge event-pattern syntax (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-pipes-event-filtering.html). Editing them updates the pipe in place without a code deploy."
   type        = list(string)
   nullable    = false
   default = [

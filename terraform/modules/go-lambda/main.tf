@@ -116,7 +116,7 @@ resource "aws_lambda_event_source_mapping" "sqs" {
 
   # Without this the handler's batchItemFailures are ignored: an error
   # returns the whole batch and a success deletes it, failures included
-  # (pipes-facts §3.1). Not a variable on purpose.
+  # (docs/aws-behaviour.md §4.9). Not a variable on purpose.
   function_response_types = ["ReportBatchItemFailures"]
 
   dynamic "scaling_config" {

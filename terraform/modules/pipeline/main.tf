@@ -13,7 +13,7 @@ locals {
   # worker ever loses its task to a takeover.
   lease_seconds = coalesce(var.lease_seconds, var.scraper_timeout + 60)
   # Longer than the visibility timeout, so the reconciler never races SQS's
-  # own redelivery of a released task (DESIGN §3).
+  # own redelivery of a released task (docs/design.md §3).
   running_grace_seconds = coalesce(var.running_grace_seconds, var.visibility_timeout_seconds + 600)
 
   # arn:<partition>:sqs:<region>:<account>:<name>, read from an output so the
@@ -235,7 +235,7 @@ resource "aws_iam_role_policy" "scheduler" {
 }
 
 # Scheduler invokes the function asynchronously with its own role, so no
-# aws_lambda_permission is needed (pipes-facts §1.5).
+# aws_lambda_permission is needed (docs/aws-behaviour.md §6.1).
 resource "aws_scheduler_schedule" "reconciler" {
   name                = "${var.name}-reconciler"
   description         = "Runs the ${var.name} reconciler."

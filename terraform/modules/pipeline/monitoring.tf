@@ -27,7 +27,7 @@ resource "aws_sns_topic" "alarms" {
 
 # Both DLQs alarm at their first message. ApproximateNumberOfMessagesVisible
 # rather than NumberOfMessagesSent: messages moved by a redrive policy are not
-# counted as sent (pipes-facts §3.6).
+# counted as sent (docs/aws-behaviour.md §3.10).
 resource "aws_cloudwatch_metric_alarm" "work_dlq" {
   alarm_name          = "${var.name}-work-dlq-not-empty"
   alarm_description   = "A work message failed ${var.max_receive_count} deliveries or was unparseable; it waits in ${module.queue.dlq_name}. Inspect it, fix the cause, then redrive it from the console."

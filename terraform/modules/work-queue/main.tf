@@ -1,7 +1,7 @@
 # The work queue and its dead-letter queue. The redrive policy (queue → DLQ)
 # and the redrive-allow policy (DLQ ← queue) are separate resources: set
 # inline, each queue would reference the other and Terraform would report a
-# cycle (pipes-facts §1.2).
+# cycle (docs/aws-behaviour.md §7.2).
 
 resource "aws_sqs_queue" "this" {
   name                       = var.name
@@ -16,7 +16,7 @@ resource "aws_sqs_queue" "this" {
     # AWS: set the source queue's visibility timeout to at least six times
     # the function timeout, plus the batching window, so a message is not
     # redelivered while Lambda still retries a throttled batch
-    # (lambda/latest/dg/services-sqs-configure.html; pipes-facts §3.3).
+    # (lambda/latest/dg/services-sqs-configure.html; docs/aws-behaviour.md §4.10).
     precondition {
       condition     = var.visibility_timeout_seconds >= 6 * var.consumer_timeout_seconds + var.consumer_batching_window_seconds
       error_message = "visibility_timeout_seconds must be at least 6 x consumer_timeout_seconds + consumer_batching_window_seconds."

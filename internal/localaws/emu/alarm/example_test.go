@@ -50,7 +50,7 @@ func Example() {
 	// ALARM
 }
 
-// putDLQAlarm creates the alarm of pipes-facts.md §3.6 through the API.
+// putDLQAlarm creates the alarm of docs/aws-behaviour.md §3.10 through the API.
 func putDLQAlarm(cw *alarm.Service, name, queueName string) error {
 	rt := emu.NewRouter()
 	rt.Handle(emu.ServiceMonitoring, cw)

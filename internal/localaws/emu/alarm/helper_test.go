@@ -110,7 +110,7 @@ func ctx(t *testing.T) context.Context {
 	return c
 }
 
-// dlqAlarm is the pipeline's "DLQ not empty" alarm (pipes-facts.md §3.6).
+// dlqAlarm is the pipeline's "DLQ not empty" alarm (docs/aws-behaviour.md §3.10).
 func dlqAlarm(name, queueName string) *cloudwatch.PutMetricAlarmInput {
 	return &cloudwatch.PutMetricAlarmInput{
 		AlarmName:          aws.String(name),

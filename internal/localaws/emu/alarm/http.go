@@ -122,6 +122,10 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, proto, err)
 		return
 	}
+	if err := checkModel(proto, opName, body); err != nil {
+		writeError(w, proto, err)
+		return
+	}
 	out, err := op(s, &call{proto: proto, body: body})
 	if err != nil {
 		writeError(w, proto, err)

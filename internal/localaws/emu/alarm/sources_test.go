@@ -20,7 +20,7 @@ import (
 )
 
 // TestDLQAlarmFiresAtFirstMessage is the pipeline's DLQ alarm
-// (pipes-facts.md §3.6) against the real SQS engine: one message in the
+// (docs/aws-behaviour.md §3.10) against the real SQS engine: one message in the
 // DLQ puts it in ALARM at the next evaluation, draining it brings it back
 // to OK.
 func TestDLQAlarmFiresAtFirstMessage(t *testing.T) {

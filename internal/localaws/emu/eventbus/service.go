@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/taskpipe/taskpipe/internal/eventpattern"
+	"github.com/taskpipe/taskpipe/internal/localaws/awsmodel"
+	"github.com/taskpipe/taskpipe/internal/localaws/emu"
 )
 
 const (
@@ -22,8 +24,7 @@ const (
 	// maxBody bounds a request body; TestEventPattern carries two strings.
 	maxBody = 1 << 20
 	// maxPatternLength is the EventPattern length limit of the Events API
-	// model (emulation-facts §4.9: "Pattern ≤ 4096 chars in the Lambda,
-	// Pipes and Events models").
+	// model, as in the Lambda and Pipes models (docs/aws-behaviour.md §5.9).
 	maxPatternLength = 4096
 )
 
@@ -43,6 +44,11 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "SerializationException", fmt.Sprintf("read request body: %v", err))
+		return
+	}
+	// Validated against AWS's EventBridge model before the operation runs.
+	if e := awsmodel.CheckJSON(emu.ServiceEvents, op, body); e != nil {
+		writeError(w, e.Status, e.Code, e.Message)
 		return
 	}
 	switch op {

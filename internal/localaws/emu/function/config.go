@@ -16,30 +16,34 @@ import (
 // read back what they wrote. Source: FunctionConfiguration in
 // aws-sdk-go-v2/service/lambda/response_snapshot/CreateFunction.response.snap.
 type Configuration struct {
-	FunctionName         string                `json:"FunctionName"`
-	FunctionArn          string                `json:"FunctionArn"`
-	Runtime              string                `json:"Runtime"`
-	Role                 string                `json:"Role"`
-	Handler              string                `json:"Handler,omitempty"`
-	CodeSize             int64                 `json:"CodeSize"`
-	Description          string                `json:"Description"`
-	Timeout              int                   `json:"Timeout"`
-	MemorySize           int                   `json:"MemorySize"`
-	LastModified         string                `json:"LastModified"`
-	CodeSha256           string                `json:"CodeSha256"`
-	Version              string                `json:"Version"`
-	Environment          *EnvironmentResponse  `json:"Environment,omitempty"`
-	TracingConfig        TracingConfig         `json:"TracingConfig"`
-	RevisionID           string                `json:"RevisionId"`
-	State                string                `json:"State"`
-	LastUpdateStatus     string                `json:"LastUpdateStatus"`
-	PackageType          string                `json:"PackageType"`
-	Architectures        []string              `json:"Architectures"`
-	EphemeralStorage     EphemeralStorage      `json:"EphemeralStorage"`
-	LoggingConfig        LoggingConfig         `json:"LoggingConfig"`
-	SnapStart            SnapStartResponse     `json:"SnapStart"`
-	RuntimeVersionConfig *RuntimeVersionConfig `json:"RuntimeVersionConfig,omitempty"`
-	DeadLetterConfig     *DeadLetterConfig     `json:"DeadLetterConfig,omitempty"`
+	FunctionName               string                `json:"FunctionName"`
+	FunctionArn                string                `json:"FunctionArn"`
+	Runtime                    string                `json:"Runtime"`
+	Role                       string                `json:"Role"`
+	Handler                    string                `json:"Handler,omitempty"`
+	CodeSize                   int64                 `json:"CodeSize"`
+	Description                string                `json:"Description"`
+	Timeout                    int                   `json:"Timeout"`
+	MemorySize                 int                   `json:"MemorySize"`
+	LastModified               string                `json:"LastModified"`
+	CodeSha256                 string                `json:"CodeSha256"`
+	Version                    string                `json:"Version"`
+	Environment                *EnvironmentResponse  `json:"Environment,omitempty"`
+	TracingConfig              TracingConfig         `json:"TracingConfig"`
+	RevisionID                 string                `json:"RevisionId"`
+	State                      string                `json:"State"`
+	StateReason                string                `json:"StateReason,omitempty"`
+	StateReasonCode            string                `json:"StateReasonCode,omitempty"`
+	LastUpdateStatus           string                `json:"LastUpdateStatus"`
+	LastUpdateStatusReason     string                `json:"LastUpdateStatusReason,omitempty"`
+	LastUpdateStatusReasonCode string                `json:"LastUpdateStatusReasonCode,omitempty"`
+	PackageType                string                `json:"PackageType"`
+	Architectures              []string              `json:"Architectures"`
+	EphemeralStorage           EphemeralStorage      `json:"EphemeralStorage"`
+	LoggingConfig              LoggingConfig         `json:"LoggingConfig"`
+	SnapStart                  SnapStartResponse     `json:"SnapStart"`
+	RuntimeVersionConfig       *RuntimeVersionConfig `json:"RuntimeVersionConfig,omitempty"`
+	DeadLetterConfig           *DeadLetterConfig     `json:"DeadLetterConfig,omitempty"`
 }
 
 // EnvironmentResponse holds a function's environment variables.
@@ -181,7 +185,7 @@ func hostArchitecture() string {
 }
 
 // reservedEnv are the environment variables Lambda sets itself and refuses
-// in a function's configuration (emulation-facts.md §3.5, "Defined runtime
+// in a function's configuration (docs/aws-behaviour.md §4.5, "Defined runtime
 // environment variables").
 var reservedEnv = map[string]bool{
 	"_HANDLER": true, "_X_AMZN_TRACE_ID": true, "AWS_REGION": true, "AWS_EXECUTION_ENV": true,

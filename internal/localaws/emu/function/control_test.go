@@ -113,7 +113,7 @@ func TestCreateFunctionValidation(t *testing.T) {
 			in.Code = &lambdatypes.FunctionCode{ZipFile: []byte("not a zip")}
 		}, "InvalidParameterValueException", "Could not unzip uploaded file"},
 		{"S3Code", func(in *lambda.CreateFunctionInput) {
-			in.Code = &lambdatypes.FunctionCode{S3Bucket: aws.String("b"), S3Key: aws.String("k")}
+			in.Code = &lambdatypes.FunctionCode{S3Bucket: aws.String("code-bucket"), S3Key: aws.String("k")}
 		}, "InvalidParameterValueException", "no S3"},
 		{"Publish", func(in *lambda.CreateFunctionInput) { in.Publish = true }, "InvalidParameterValueException", "published versions"},
 		{"JSONLevelsNeedJSON", func(in *lambda.CreateFunctionInput) {
@@ -410,7 +410,8 @@ func TestEventSourceMappingRequestsAreDelegated(t *testing.T) {
 	tags, err := b.lambda.ListTags(b.ctx, &lambda.ListTagsInput{Resource: aws.String(esmARN)})
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{"team": "scrape"}, tags.Tags)
-	_, err = b.lambda.ListTags(b.ctx, &lambda.ListTagsInput{Resource: aws.String(esmARN + "0")})
+	unknown := "arn:aws:lambda:us-east-1:000000000000:event-source-mapping:0f5e2c9a-0000-4000-8000-000000000002"
+	_, err = b.lambda.ListTags(b.ctx, &lambda.ListTagsInput{Resource: aws.String(unknown)})
 	requireAPIError(t, err, "ResourceNotFoundException")
 
 	t.Run("WithoutMappingService", func(t *testing.T) {

@@ -37,14 +37,14 @@
 // its own process group with a clean environment (the function's
 // variables, then Lambda's own: AWS_LAMBDA_RUNTIME_API, AWS_REGION, dummy
 // credentials, _HANDLER, LAMBDA_TASK_ROOT, TZ …, never
-// _LAMBDA_SERVER_PORT; emulation-facts.md §3.4–3.6). Each environment
+// _LAMBDA_SERVER_PORT; docs/aws-behaviour.md §4.4–4.6). Each environment
 // listens on its own 127.0.0.1 port, named both in AWS_LAMBDA_RUNTIME_API
 // and in AWS_ENDPOINT_URL: the listener serves the Runtime API and the
 // Extensions API, and forwards every other request (the function's AWS
 // SDK calls) to Options.Upstream with emu.WithCaller, so the local cloud
 // knows which process made each call and can kill it.
 //
-// The Runtime API follows emulation-facts.md §3: /next blocks until an
+// The Runtime API follows docs/aws-behaviour.md §4: /next blocks until an
 // event is assigned and sends the Lambda-Runtime-* headers (the deadline
 // in wall-clock epoch milliseconds); /response and /error answer 202
 // {"status":"OK"}; RIE's error replies (400 InvalidRequestID, 403

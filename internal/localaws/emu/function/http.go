@@ -47,6 +47,10 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	emu.SetOperation(r, route.op)
+	if e := checkModel(r, route.op); e != nil {
+		writeError(w, e)
+		return
+	}
 	route.serve(w, r)
 }
 
@@ -235,7 +239,7 @@ func (s *Service) httpGetFunction(w http.ResponseWriter, r *http.Request, name s
 		writeError(w, err)
 		return
 	}
-	out := getFunctionOutput{Configuration: fn.configLocked(), Code: codeLocation{RepositoryType: "S3"}, Tags: copyMap(fn.tags)}
+	out := getFunctionOutput{Configuration: s.viewLocked(fn), Code: codeLocation{RepositoryType: "S3"}, Tags: copyMap(fn.tags)}
 	if fn.reserve != nil {
 		v := *fn.reserve
 		out.Concurrency = &concurrency{ReservedConcurrentExecutions: &v}
@@ -252,7 +256,7 @@ func (s *Service) httpGetFunctionConfiguration(w http.ResponseWriter, r *http.Re
 		writeError(w, err)
 		return
 	}
-	cfg := fn.configLocked()
+	cfg := s.viewLocked(fn)
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, cfg)
 }
@@ -522,7 +526,7 @@ func (s *Service) httpListTags(w http.ResponseWriter, _ *http.Request, arn strin
 	writeJSON(w, http.StatusOK, map[string]map[string]string{"Tags": tags})
 }
 
-// httpInvoke serves Invoke (emulation-facts.md §3.7): the payload is the
+// httpInvoke serves Invoke (docs/aws-behaviour.md §4.7): the payload is the
 // body; X-Amz-Invocation-Type picks RequestResponse (200), Event (202) or
 // DryRun (204); function errors come back as 200 with
 // X-Amz-Function-Error: Unhandled.

@@ -201,8 +201,8 @@ func (inst *instance) start() error {
 
 // environ builds the process environment from scratch: the function's
 // variables, then the ones Lambda defines, which win (RIE builds it in the
-// same order; emulation-facts.md §3.5, §3.6). _LAMBDA_SERVER_PORT is never
-// set, so aws-lambda-go uses the Runtime API (§3.4).
+// same order; docs/aws-behaviour.md §4.5, §4.6). _LAMBDA_SERVER_PORT is never
+// set, so aws-lambda-go uses the Runtime API (docs/aws-behaviour.md §4.4).
 func (inst *instance) environ() []string {
 	s, cfg := inst.svc, inst.cfg
 	env := map[string]string{}

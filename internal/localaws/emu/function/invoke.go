@@ -41,7 +41,7 @@ func (t InvocationType) String() string {
 
 // Payload limits ("Lambda quotas": 6 MB for synchronous request and
 // response payloads, 256 KB for asynchronous events). RIE accepts a
-// response of up to 6 MiB + 100 bytes (emulation-facts.md §3.1).
+// response of up to 6 MiB + 100 bytes (docs/aws-behaviour.md §4.1).
 const (
 	maxSyncPayload     = 6291456
 	maxAsyncPayload    = 262144
@@ -231,7 +231,7 @@ func (s *Service) Invoke(ctx context.Context, ref string, payload []byte, opts I
 	}
 	if len(payload) == 0 {
 		// An invoke without a payload reaches the runtime as {}; an empty
-		// body would fail aws-lambda-go's JSON decoding (§3.4).
+		// body would fail aws-lambda-go's JSON decoding (docs/aws-behaviour.md §4.4).
 		payload = []byte("{}")
 	} else if !json.Valid(payload) {
 		return InvokeResult{}, errorf(ErrInvalidRequestContent, "Could not parse request body into json: Could not parse payload into json: the payload is not valid JSON")
@@ -245,6 +245,10 @@ func (s *Service) Invoke(ctx context.Context, ref string, payload []byte, opts I
 	if s.closed {
 		s.mu.Unlock()
 		return InvokeResult{}, errorf(ErrServiceUnavailable, "the local cloud is shutting down")
+	}
+	if perr := s.errNotActiveLocked(fn); perr != nil && opts.Type != DryRun {
+		s.mu.Unlock()
+		return InvokeResult{}, perr
 	}
 	id := uuid.NewString()
 	traceID := opts.TraceID

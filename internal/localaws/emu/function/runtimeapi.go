@@ -16,8 +16,8 @@ import (
 	"github.com/taskpipe/taskpipe/internal/localaws/emu"
 )
 
-// Runtime API and Extensions API headers (emulation-facts.md §3.2, §3.3,
-// §3.4; aws-lambda-go lambda/runtime_api_client.go).
+// Runtime API and Extensions API headers (docs/aws-behaviour.md §4.2, §4.3,
+// §4.4; aws-lambda-go lambda/runtime_api_client.go).
 const (
 	hdrRequestID     = "Lambda-Runtime-Aws-Request-Id"
 	hdrDeadline      = "Lambda-Runtime-Deadline-Ms"
@@ -71,7 +71,7 @@ func (inst *instance) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// writeRuntimeError writes RIE's error shape (emulation-facts.md §3.1).
+// writeRuntimeError writes RIE's error shape (docs/aws-behaviour.md §4.1).
 func writeRuntimeError(w http.ResponseWriter, status int, errType, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -104,7 +104,7 @@ func (inst *instance) handleNext(w http.ResponseWriter, r *http.Request) {
 	inst.mu.Unlock()
 	inst.sampleMemory()
 	if prev != nil {
-		// A new /next completes the previous invoke (§3.1). A runtime that
+		// A new /next completes the previous invoke (§4.1). A runtime that
 		// asks for more work without answering fails the invocation.
 		prev.complete(outcome{
 			payload:   errorDoc("Runtime.NoResponse", fmt.Sprintf("RequestId: %s Error: the runtime asked for the next event without answering this one", prev.id)),
@@ -243,7 +243,7 @@ func (inst *instance) handleResponse(w http.ResponseWriter, r *http.Request, id 
 		return
 	}
 	// aws-lambda-go reports a response stream that failed part-way in
-	// trailers (§3.3).
+	// trailers (§4.3).
 	if typ := r.Trailer.Get(hdrErrorType); typ != "" {
 		doc, derr := base64.StdEncoding.DecodeString(r.Trailer.Get(trailerErrorBody))
 		if derr != nil || !json.Valid(doc) {
@@ -279,7 +279,7 @@ func (inst *instance) handleError(w http.ResponseWriter, r *http.Request, id str
 
 // readErrorBody reads an /error or /init/error body and its error type:
 // the Lambda-Runtime-Function-Error-Type header, else the body's
-// errorType (aws-lambda-go sends only the body, §3.3).
+// errorType (aws-lambda-go sends only the body, §4.3).
 func readErrorBody(w http.ResponseWriter, r *http.Request) ([]byte, string, bool) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxResponsePayload+1))
 	if err != nil {
@@ -309,7 +309,7 @@ func readErrorBody(w http.ResponseWriter, r *http.Request) ([]byte, string, bool
 }
 
 // handleInitError records a runtime's init failure; the pending invocation
-// fails with it and the environment is replaced (§3.3).
+// fails with it and the environment is replaced (§4.3).
 func (inst *instance) handleInitError(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		writeRuntimeError(w, http.StatusMethodNotAllowed, "InvalidRequest", "use POST")
@@ -335,7 +335,7 @@ func (inst *instance) handleInitError(w http.ResponseWriter, r *http.Request) {
 
 // handleRegister registers an extension. aws-lambda-go's
 // lambda.WithEnableSIGTERM registers "GoLangEnableSIGTERM" with no events
-// and needs 200 plus Lambda-Extension-Identifier (§3.4); from then on a
+// and needs 200 plus Lambda-Extension-Identifier (§4.4); from then on a
 // shutdown sends SIGTERM before SIGKILL.
 func (inst *instance) handleRegister(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {

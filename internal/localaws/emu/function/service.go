@@ -79,6 +79,10 @@ type Options struct {
 	// (default 1 min and 2 min: Lambda's two retries, "Error handling and
 	// automatic retries in Lambda").
 	AsyncRetryDelays []time.Duration
+	// TransitionDelay is how long a new function stays Pending and an
+	// updated one InProgress (state.go), on the Now clock (default 0:
+	// Active and Successful at once).
+	TransitionDelay time.Duration
 	// Logger receives lifecycle messages (default: discard).
 	Logger *slog.Logger
 }
@@ -222,6 +226,10 @@ type function struct {
 	// invokeConfig is the asynchronous invocation configuration, nil
 	// when none was put (the defaults apply).
 	invokeConfig *EventInvokeConfig
+
+	// settles ends the create (creating) or update transition (state.go).
+	settles  time.Time
+	creating bool
 }
 
 // codeVersion is one deployment package, extracted once.
@@ -421,8 +429,9 @@ func (s *Service) Create(in CreateInput) (Configuration, error) {
 	s.stampLocked(fn, &cfg)
 	fn.cfg = cfg
 	s.functions[fn.name] = fn
+	s.beginTransitionLocked(fn, true)
 	s.log.Info("lambda function created", "function", fn.name, "codeSha256", code.sha256, "codeSize", code.size)
-	return fn.configLocked(), nil
+	return s.viewLocked(fn), nil
 }
 
 func unsupportedCode(bucket, key, image string) *Error {
@@ -515,7 +524,7 @@ func (s *Service) Configuration(ref string) (Configuration, error) {
 	if err != nil {
 		return Configuration{}, err
 	}
-	return fn.configLocked(), nil
+	return s.viewLocked(fn), nil
 }
 
 // Functions lists every function's configuration, sorted by name.
@@ -525,7 +534,7 @@ func (s *Service) Functions() []Configuration {
 	out := make([]Configuration, 0, len(s.functions))
 	for _, fn := range s.functions {
 		if !fn.deleted {
-			out = append(out, fn.configLocked())
+			out = append(out, s.viewLocked(fn))
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].FunctionName < out[j].FunctionName })
@@ -548,6 +557,9 @@ func (s *Service) UpdateConfiguration(ref string, in UpdateConfigInput) (Configu
 	}
 	if in.RevisionID != "" && in.RevisionID != fn.cfg.RevisionID {
 		return Configuration{}, errRevision()
+	}
+	if berr := s.errBusyLocked(fn); berr != nil {
+		return Configuration{}, berr
 	}
 	cfg := fn.configLocked()
 	if in.Runtime != nil {
@@ -619,7 +631,8 @@ func (s *Service) UpdateConfiguration(ref string, in UpdateConfigInput) (Configu
 	s.stampLocked(fn, &cfg)
 	fn.cfg = cfg
 	s.retireLocked(fn)
-	return fn.configLocked(), nil
+	s.beginTransitionLocked(fn, false)
+	return s.viewLocked(fn), nil
 }
 
 func errRevision() *Error {
@@ -656,6 +669,10 @@ func (s *Service) UpdateCode(ref string, in UpdateCodeInput) (Configuration, err
 		s.mu.Unlock()
 		return Configuration{}, errRevision()
 	}
+	if berr := s.errBusyLocked(fn); berr != nil {
+		s.mu.Unlock()
+		return Configuration{}, berr
+	}
 	name := fn.name
 	s.mu.Unlock()
 
@@ -666,7 +683,7 @@ func (s *Service) UpdateCode(ref string, in UpdateCodeInput) (Configuration, err
 		sum := sha256.Sum256(in.ZipFile)
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		cfg := fn.configLocked()
+		cfg := s.viewLocked(fn)
 		cfg.CodeSha256, cfg.CodeSize = base64.StdEncoding.EncodeToString(sum[:]), int64(len(in.ZipFile))
 		return cfg, nil
 	}
@@ -693,8 +710,9 @@ func (s *Service) UpdateCode(ref string, in UpdateCodeInput) (Configuration, err
 	s.stampLocked(fn, &cfg)
 	fn.cfg = cfg
 	s.retireLocked(fn)
+	s.beginTransitionLocked(fn, false)
 	s.log.Info("lambda function code updated", "function", fn.name, "codeSha256", code.sha256)
-	return fn.configLocked(), nil
+	return s.viewLocked(fn), nil
 }
 
 // retireLocked stops the idle processes of older generations; busy ones

@@ -55,8 +55,12 @@ func entryPath(name string) (string, error) {
 
 // extractZip unpacks a deployment package into dir (created, must not
 // exist). File modes are kept, so a bootstrap without the execute bit
-// fails to start as it does in Lambda. Symbolic links are written as
-// links only when they stay inside dir.
+// fails to start as it does in Lambda. Every write goes through an
+// os.Root of dir, which refuses paths that resolve outside it, symbolic
+// links included; on top, a link must point inside dir on paper and no
+// later entry may go through a link (a chain such as l1 -> "." then
+// l1/l2 -> ".." is inside on paper and outside on disk), because the
+// function's process, which follows links freely, runs in dir.
 func extractZip(data []byte, dir string) error {
 	if cerr := checkZip(data); cerr != nil {
 		return cerr
@@ -68,6 +72,12 @@ func extractZip(data []byte, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("extract: %w", err)
 	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("extract: %w", err)
+	}
+	defer root.Close()
+	links := map[string]bool{}
 	var written int64
 	for _, f := range zr.File {
 		rel, err := entryPath(f.Name)
@@ -77,19 +87,22 @@ func extractZip(data []byte, dir string) error {
 		if rel == "." {
 			continue
 		}
-		dst := filepath.Join(dir, filepath.FromSlash(rel))
+		if l := throughLink(rel, links); l != "" {
+			return errorf(ErrInvalidParameter, "Could not unzip uploaded file: entry %q goes through the symbolic link %q", f.Name, l)
+		}
 		mode := f.Mode()
 		switch {
 		case mode.IsDir():
-			if err := os.MkdirAll(dst, 0o755); err != nil {
+			if err := root.MkdirAll(rel, 0o755); err != nil {
 				return fmt.Errorf("extract: %w", err)
 			}
 		case mode&fs.ModeSymlink != 0:
-			if err := extractSymlink(f, dir, dst); err != nil {
+			if err := extractSymlink(root, f, rel); err != nil {
 				return err
 			}
+			links[rel] = true
 		default:
-			n, err := extractFile(f, dst, maxUnzipped-written)
+			n, err := extractFile(root, f, rel, maxUnzipped-written)
 			if err != nil {
 				return err
 			}
@@ -99,9 +112,21 @@ func extractZip(data []byte, dir string) error {
 	return nil
 }
 
-func extractFile(f *zip.File, dst string, budget int64) (int64, error) {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return 0, fmt.Errorf("extract: %w", err)
+// throughLink returns the extracted link a path has as a parent, or "".
+func throughLink(rel string, links map[string]bool) string {
+	for p := path.Dir(rel); p != "." && p != "/"; p = path.Dir(p) {
+		if links[p] {
+			return p
+		}
+	}
+	return ""
+}
+
+func extractFile(root *os.Root, f *zip.File, rel string, budget int64) (int64, error) {
+	if dir := path.Dir(rel); dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return 0, fmt.Errorf("extract: %w", err)
+		}
 	}
 	perm := f.Mode().Perm()
 	if perm == 0 {
@@ -114,7 +139,7 @@ func extractFile(f *zip.File, dst string, budget int64) (int64, error) {
 		return 0, fmt.Errorf("extract %s: %w", f.Name, err)
 	}
 	defer rc.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, perm)
+	out, err := root.OpenFile(rel, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, perm)
 	if err != nil {
 		return 0, fmt.Errorf("extract %s: %w", f.Name, err)
 	}
@@ -131,13 +156,13 @@ func extractFile(f *zip.File, dst string, budget int64) (int64, error) {
 		return n, errorf(ErrInvalidParameter, "Unzipped size must be smaller than %d bytes", maxUnzipped)
 	}
 	// OpenFile applies the umask; set the mode the package asked for.
-	if err := os.Chmod(dst, perm); err != nil {
+	if err := root.Chmod(rel, perm); err != nil {
 		return n, fmt.Errorf("extract %s: %w", f.Name, err)
 	}
 	return n, nil
 }
 
-func extractSymlink(f *zip.File, root, dst string) error {
+func extractSymlink(root *os.Root, f *zip.File, rel string) error {
 	rc, err := f.Open()
 	if err != nil {
 		return fmt.Errorf("extract %s: %w", f.Name, err)
@@ -147,19 +172,17 @@ func extractSymlink(f *zip.File, root, dst string) error {
 	if err != nil {
 		return fmt.Errorf("extract %s: %w", f.Name, err)
 	}
-	t := string(target)
-	resolved := t
-	if !filepath.IsAbs(t) {
-		resolved = filepath.Join(filepath.Dir(dst), t)
-	}
-	rel, err := filepath.Rel(root, resolved)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(t) {
+	t := strings.ReplaceAll(string(target), `\`, "/")
+	resolved := path.Join(path.Dir(rel), t)
+	if path.IsAbs(t) || filepath.IsAbs(t) || resolved == ".." || strings.HasPrefix(resolved, "../") {
 		return errorf(ErrInvalidParameter, "Could not unzip uploaded file: symbolic link %q points outside the package", f.Name)
 	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return fmt.Errorf("extract: %w", err)
+	if dir := path.Dir(rel); dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("extract: %w", err)
+		}
 	}
-	if err := os.Symlink(t, dst); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := root.Symlink(t, rel); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("extract %s: %w", f.Name, err)
 	}
 	return nil

@@ -66,6 +66,18 @@ func TestExtractZip(t *testing.T) {
 		{name: "ParentEscape", entries: []zipEntry{{name: "../evil", body: "x"}}, wantErr: "escapes the package root"},
 		{name: "AbsolutePath", entries: []zipEntry{{name: "/etc/evil", body: "x"}}, wantErr: "absolute path"},
 		{name: "SymlinkEscape", entries: []zipEntry{{name: "link", body: "../../outside", mode: os.ModeSymlink | 0o777}}, wantErr: "points outside the package"},
+		// A chain of links each inside on paper: l1 -> ".", then l1/l2 ->
+		// ".." (lexically dir/l1/.. = dir) is really dir/l2 -> the parent
+		// of dir, and l2/evil would be written outside (issue 15 item 6).
+		{name: "SymlinkChain", entries: []zipEntry{
+			{name: "l1", body: ".", mode: os.ModeSymlink | 0o777},
+			{name: "l1/l2", body: "..", mode: os.ModeSymlink | 0o777},
+			{name: "l2/evil", body: "x", mode: 0o644},
+		}, wantErr: "symbolic link"},
+		{name: "ThroughALink", entries: []zipEntry{
+			{name: "sub", body: ".", mode: os.ModeSymlink | 0o777},
+			{name: "sub/file", body: "x", mode: 0o644},
+		}, wantErr: "symbolic link"},
 		{
 			name:    "SymlinkInside",
 			entries: []zipEntry{{name: "bin/real", body: "x", mode: 0o755}, {name: "bootstrap", body: "bin/real", mode: os.ModeSymlink | 0o777}},
@@ -83,6 +95,8 @@ func TestExtractZip(t *testing.T) {
 			err := extractZip(makeZip(t, tt.entries...), dir)
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
+				_, serr := os.Lstat(filepath.Join(filepath.Dir(dir), "evil"))
+				require.ErrorIs(t, serr, os.ErrNotExist, "wrote outside the package root")
 				return
 			}
 			require.NoError(t, err)

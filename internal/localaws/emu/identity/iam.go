@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/taskpipe/taskpipe/internal/localaws/emu"
 )
 
 // Limits and patterns from the IAM API reference (CreateRole, PutRolePolicy,
@@ -34,7 +36,7 @@ const (
 
 // IAM returns the IAM API handler (query protocol, Version 2010-05-08).
 func (s *Service) IAM() http.Handler {
-	return &handler{namespace: iamNamespace, version: "2010-05-08", actions: map[string]func(url.Values) (any, error){
+	return &handler{service: emu.ServiceIAM, namespace: iamNamespace, version: "2010-05-08", actions: map[string]func(url.Values) (any, error){
 		"CreateRole":                  s.createRole,
 		"GetRole":                     s.getRole,
 		"UpdateRole":                  s.updateRole,

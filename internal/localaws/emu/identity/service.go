@@ -96,6 +96,7 @@ func errValidation(format string, args ...any) *queryError {
 
 // handler is the shared query-protocol front for one API.
 type handler struct {
+	service   string // emu.ServiceIAM or emu.ServiceSTS
 	namespace string
 	version   string
 	actions   map[string]func(form url.Values) (any, error)
@@ -115,6 +116,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		writeError(w, h.namespace, requestID, &queryError{http.StatusBadRequest, "InvalidAction",
 			fmt.Sprintf("Could not find operation %s for version %s", action, h.version)})
+		return
+	}
+	if qe := checkModel(h.service, action, r.Form); qe != nil {
+		writeError(w, h.namespace, requestID, qe)
 		return
 	}
 	result, err := fn(r.Form)

@@ -4,6 +4,8 @@ import (
 	"encoding/xml"
 	"net/http"
 	"net/url"
+
+	"github.com/taskpipe/taskpipe/internal/localaws/emu"
 )
 
 type getCallerIdentityResult struct {
@@ -15,7 +17,7 @@ type getCallerIdentityResult struct {
 
 // STS returns the STS API handler (query protocol, Version 2011-06-15).
 func (s *Service) STS() http.Handler {
-	return &handler{namespace: stsNamespace, version: "2011-06-15", actions: map[string]func(url.Values) (any, error){
+	return &handler{service: emu.ServiceSTS, namespace: stsNamespace, version: "2011-06-15", actions: map[string]func(url.Values) (any, error){
 		"GetCallerIdentity": s.getCallerIdentity,
 	}}
 }

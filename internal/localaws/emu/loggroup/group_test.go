@@ -150,7 +150,11 @@ func TestTagging(t *testing.T) {
 		ResourceArn: aws.String(arn), Tags: map[string]string{"a": "1", "b": "2"},
 	})
 	require.NoError(t, err)
+	// The Arn DescribeLogGroups returns ends in ":*", which the model's
+	// AmazonResourceName pattern does not allow: tag calls take LogGroupArn.
 	_, err = b.client.UntagResource(b.ctx, &cloudwatchlogs.UntagResourceInput{ResourceArn: aws.String(arn + ":*"), TagKeys: []string{"a"}})
+	requireAPIError(t, err, "InvalidParameterException")
+	_, err = b.client.UntagResource(b.ctx, &cloudwatchlogs.UntagResourceInput{ResourceArn: aws.String(arn), TagKeys: []string{"a"}})
 	require.NoError(t, err)
 	tags, err := b.client.ListTagsForResource(b.ctx, &cloudwatchlogs.ListTagsForResourceInput{ResourceArn: aws.String(arn)})
 	require.NoError(t, err)
@@ -170,10 +174,15 @@ func TestTagging(t *testing.T) {
 	})
 	requireAPIError(t, err, "ResourceNotFoundException")
 
+	// 51 tags in one request break the model's TagMap (max 50); 50 new
+	// ones on a group that has one already break the service's limit.
 	many := map[string]string{}
 	for i := range 51 {
 		many[fmt.Sprintf("k%d", i)] = "v"
 	}
+	_, err = b.client.TagResource(b.ctx, &cloudwatchlogs.TagResourceInput{ResourceArn: aws.String(arn), Tags: many})
+	requireAPIError(t, err, "InvalidParameterException")
+	delete(many, "k50")
 	_, err = b.client.TagResource(b.ctx, &cloudwatchlogs.TagResourceInput{ResourceArn: aws.String(arn), Tags: many})
 	requireAPIError(t, err, "TooManyTagsException")
 }

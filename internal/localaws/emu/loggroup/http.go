@@ -84,6 +84,10 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
+	if e := checkModel(opName, body); e != nil {
+		writeError(w, e)
+		return
+	}
 	out, apiErr := h(s, body)
 	if apiErr != nil {
 		writeError(w, apiErr)

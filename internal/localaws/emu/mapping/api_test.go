@@ -107,7 +107,7 @@ func TestAPICreateDisabled(t *testing.T) {
 }
 
 // TestAPIStatusCodes checks the wire status codes the SDK hides: 202 for
-// create, update and delete (emulation-facts §3.7), 200 for get and list.
+// create, update and delete (docs/aws-behaviour.md §4.7), 200 for get and list.
 func TestAPIStatusCodes(t *testing.T) {
 	t.Parallel()
 	b := setup(t, mapping.Options{})

@@ -35,7 +35,7 @@ const ReportBatchItemFailures = "ReportBatchItemFailures"
 const transitionUserInitiated = "USER_INITIATED"
 
 // Limits and defaults for SQS sources (Lambda API reference
-// CreateEventSourceMapping; pipes-facts §1.3, §3.2; emulation-facts §1.10).
+// CreateEventSourceMapping; docs/aws-behaviour.md §4.8, §4.10, §7.3).
 const (
 	defaultBatchSize     = 10
 	minBatchSize         = 1
@@ -45,7 +45,7 @@ const (
 	minMaxConcurrency    = 2
 	maxMaxConcurrency    = 1000
 	// maxFilters is the hard quota on filters per mapping (the default
-	// quota is 5, adjustable to 10: emulation-facts §4.9).
+	// quota is 5, adjustable to 10: docs/aws-behaviour.md §5.9).
 	maxFilters = 10
 	// maxPatternLength is the Pattern length limit of the Lambda model.
 	maxPatternLength = 4096

@@ -12,9 +12,8 @@
 //
 // # What is emulated
 //
-// Facts and sources: /work/shared/reference/emulation-facts.md §1.10,
-// §3.7, §4.9 and pipes-facts.md §1.3, §3; each rule cites its source next
-// to the code.
+// Facts and sources: docs/aws-behaviour.md §4.7–4.10, §5.9 and §7.3; each
+// rule cites its source next to the code.
 //
 //   - The API: create/update/delete answer 202, with AWS's response shape
 //     and states (Creating, Enabling, Disabling, Updating, Deleting, then

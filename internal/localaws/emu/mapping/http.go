@@ -36,43 +36,59 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := strings.Trim(rest, "/")
-	if id == "" {
-		switch r.Method {
-		case http.MethodPost:
-			emu.SetOperation(r, "CreateEventSourceMapping")
-			s.serveCreate(w, r)
-		case http.MethodGet:
-			emu.SetOperation(r, "ListEventSourceMappings")
-			s.serveList(w, r)
-		default:
-			writeError(w, errorf(ErrUnsupportedOperation, "%s is not allowed on %s", r.Method, r.URL.Path))
-		}
-		return
-	}
 	if strings.Contains(id, "/") {
 		writeError(w, errorf(ErrUnsupportedOperation, "%s %s is not an event source mapping operation", r.Method, r.URL.Path))
 		return
 	}
-	switch r.Method {
-	case http.MethodGet:
-		emu.SetOperation(r, "GetEventSourceMapping")
+	op, ok := operation(r.Method, id)
+	if !ok {
+		writeError(w, errorf(ErrUnsupportedOperation, "%s is not allowed on %s", r.Method, r.URL.Path))
+		return
+	}
+	emu.SetOperation(r, op)
+	if e := checkModel(r, op); e != nil {
+		writeError(w, e)
+		return
+	}
+	switch op {
+	case "CreateEventSourceMapping":
+		s.serveCreate(w, r)
+	case "ListEventSourceMappings":
+		s.serveList(w, r)
+	case "GetEventSourceMapping":
 		cfg, err := s.Get(id)
 		respond(w, http.StatusOK, cfg, err)
-	case http.MethodPut:
-		emu.SetOperation(r, "UpdateEventSourceMapping")
+	case "UpdateEventSourceMapping":
 		var req UpdateRequest
 		if !decode(w, r, &req) {
 			return
 		}
 		cfg, err := s.Update(id, req)
 		respond(w, http.StatusAccepted, cfg, err)
-	case http.MethodDelete:
-		emu.SetOperation(r, "DeleteEventSourceMapping")
+	case "DeleteEventSourceMapping":
 		cfg, err := s.Delete(id)
 		respond(w, http.StatusAccepted, cfg, err)
-	default:
-		writeError(w, errorf(ErrUnsupportedOperation, "%s is not allowed on %s", r.Method, r.URL.Path))
 	}
+}
+
+// operation names the operation of a method on the collection (id "") or
+// on one mapping.
+func operation(method, id string) (string, bool) {
+	switch {
+	case id == "" && method == http.MethodPost:
+		return "CreateEventSourceMapping", true
+	case id == "" && method == http.MethodGet:
+		return "ListEventSourceMappings", true
+	case id == "":
+		return "", false
+	case method == http.MethodGet:
+		return "GetEventSourceMapping", true
+	case method == http.MethodPut:
+		return "UpdateEventSourceMapping", true
+	case method == http.MethodDelete:
+		return "DeleteEventSourceMapping", true
+	}
+	return "", false
 }
 
 func (s *Service) serveCreate(w http.ResponseWriter, r *http.Request) {

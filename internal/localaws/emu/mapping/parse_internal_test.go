@@ -75,7 +75,7 @@ func TestFilters(t *testing.T) {
 		body    string
 		want    bool
 	}{
-		// The SQS body format table (emulation-facts §4.9).
+		// The SQS body format table (docs/aws-behaviour.md §5.9).
 		{name: "JSONPatternJSONBody", pattern: `{"body":{"kind":["task"]}}`, body: `{"kind":"task"}`, want: true},
 		{name: "JSONPatternOtherJSONBody", pattern: `{"body":{"kind":["task"]}}`, body: `{"kind":"x"}`},
 		{name: "JSONPatternPlainBody", pattern: `{"body":{"kind":["task"]}}`, body: `kind=task`},

@@ -20,7 +20,7 @@ const (
 	receiveBackoffMax   = 30 * time.Second
 	// maxReceive is what one ReceiveMessage returns at most (SQS limit);
 	// larger batches are gathered over several receives within the
-	// batching window, as Lambda's pollers do (emulation-facts §1.10).
+	// batching window, as Lambda's pollers do (docs/aws-behaviour.md §4.8).
 	maxReceive = 10
 )
 
@@ -196,7 +196,7 @@ func (s *Service) visibility(queueARN string) (time.Duration, error) {
 
 // dropFiltered deletes a message no filter matched: "Lambda automatically
 // deletes messages that don't match your filter criteria" for SQS sources
-// (emulation-facts §4.9).
+// (docs/aws-behaviour.md §5.9).
 func (s *Service) dropFiltered(m *mapping, cfg Configuration, rec record) {
 	m.stats.filteredOut.Add(1)
 	s.emit(cfg, "FilteredOutEventCount", 1)
@@ -253,7 +253,7 @@ func (s *Service) dispatch(m *mapping, v view, b batch) {
 }
 
 // invoke delivers a batch and settles it exactly as Lambda does for SQS
-// (pipes-facts §3.1; emulation-facts §1.10): success deletes the batch, or
+// (docs/aws-behaviour.md §4.8, §4.9): success deletes the batch, or
 // with ReportBatchItemFailures everything but the reported ids; a function
 // error, an invocation error or an invalid partial batch response fails
 // the whole batch, whose messages reappear after their visibility timeout.

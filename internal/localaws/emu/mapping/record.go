@@ -14,7 +14,7 @@ import (
 // record is one entry of the {"Records":[…]} event an SQS mapping delivers:
 // aws-lambda-go's events.SQSMessage with the key order of AWS-recorded
 // events, except that md5OfMessageAttributes is null when the message has
-// no attributes, as recorded events show (emulation-facts §1.10; LocalStack
+// no attributes, as recorded events show (docs/aws-behaviour.md §4.8; LocalStack
 // test_lambda_integration_sqs.snapshot.json, test_sqs_event_source_mapping).
 type record struct {
 	MessageID              string                                `json:"messageId"`
@@ -71,7 +71,7 @@ type filter struct {
 
 // errInvalidFilter is AWS's answer to every malformed pattern: null, a
 // plain string, a non-array leaf, an empty array, malformed JSON
-// (AWS-recorded, emulation-facts §4.9; LocalStack test_sqs_invalid_event_filter).
+// (AWS-recorded, docs/aws-behaviour.md §5.9; LocalStack test_sqs_invalid_event_filter).
 func errInvalidFilter() *Error {
 	return errorf(ErrInvalidParameterValue, "Invalid filter pattern definition.")
 }
@@ -126,7 +126,7 @@ func firstByte(raw []byte) byte {
 
 // jsonBody reports whether an SQS body counts as JSON for filtering: a
 // JSON object or array. Other bodies, including bare JSON scalars, are
-// plain strings (emulation-facts §4.9 distinguishes only "plain string"
+// plain strings (docs/aws-behaviour.md §5.9 distinguishes only "plain string"
 // and "valid JSON"; treating scalars as strings is the emulator's choice).
 func jsonBody(body string) bool {
 	b := firstByte([]byte(body))
@@ -137,7 +137,7 @@ func jsonBody(body string) bool {
 // is enough. The body is seen as parsed JSON when it is JSON, so patterns
 // can address its fields; a pattern on body fields never matches a plain
 // body, and a plain-value body pattern never matches a JSON body (the
-// Lambda SQS filtering table, emulation-facts §4.9).
+// Lambda SQS filtering table, docs/aws-behaviour.md §5.9).
 func matches(filters []filter, r record) (bool, error) {
 	if len(filters) == 0 {
 		return true, nil

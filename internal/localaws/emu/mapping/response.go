@@ -8,8 +8,8 @@ import (
 
 // parseItemFailures reads a partial batch response the way Lambda does for
 // a mapping with ReportBatchItemFailures (Lambda developer guide,
-// with-sqs.html "Reporting batch item failures"; pipes-facts §3.1;
-// emulation-facts §1.10), and returns the message ids to keep.
+// services-sqs-errorhandling.html "Implementing partial batch responses";
+// docs/aws-behaviour.md §4.9), and returns the message ids to keep.
 //
 // Complete success (nothing kept): an empty or null response, a response
 // without batchItemFailures (unknown keys are ignored, so a misspelt key

@@ -41,7 +41,7 @@ func TestEventShape(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	// The keys of an AWS-recorded SQS event record (emulation-facts §1.10).
+	// The keys of an AWS-recorded SQS event record (docs/aws-behaviour.md §4.8).
 	require.Equal(t, []string{
 		"attributes", "awsRegion", "body", "eventSource", "eventSourceARN", "md5OfBody",
 		"md5OfMessageAttributes", "messageAttributes", "messageId", "receiptHandle",

@@ -94,7 +94,7 @@ type Options struct {
 	PollWait time.Duration
 	// DefaultMaxConcurrency bounds the concurrent invocations of a mapping
 	// without ScalingConfig (default 1250, the documented ceiling of SQS
-	// scaling: pipes-facts §3.2). The function's own concurrency limit
+	// scaling: docs/aws-behaviour.md §4.10). The function's own concurrency limit
 	// applies below it through throttling.
 	DefaultMaxConcurrency int
 }

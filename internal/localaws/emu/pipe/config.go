@@ -53,7 +53,7 @@ type config struct {
 }
 
 // sqsBatchLimit is the most records an SQS target takes per execution
-// (pipes-facts §2.3: "For an SQS target the limit is 10").
+// (docs/aws-behaviour.md §1.1: for an SQS target the limit is 10).
 const sqsBatchLimit = 10
 
 // Defaults AWS fills into PipeSourceDynamoDBStreamParameters (the provider
@@ -204,7 +204,7 @@ func (s *Service) compile(name string, d *definition, stream *table.Stream) (*co
 			Message: "MaximumBatchingWindowInSeconds must be less than MaximumRecordAgeInSeconds."})
 	}
 	if *dp.BatchSize > sqsBatchLimit {
-		// pipes-facts §2.3: a batch never exceeds what the target accepts,
+		// docs/aws-behaviour.md §1.1: a batch never exceeds what the target accepts,
 		// 10 for SQS. The exact AWS wording is UNCONFIRMED.
 		sem = append(sem, semantic{Name: "BatchSize",
 			Message: fmt.Sprintf("BatchSize must be less than or equal to %d when the target is an Amazon SQS queue.", sqsBatchLimit)})
@@ -266,7 +266,7 @@ func (s *Service) compile(name string, d *definition, stream *table.Stream) (*co
 		cfg.logLevel = lc.Level
 	}
 
-	// The resources must exist (pipes-facts §4 #40572 for the stream).
+	// The resources must exist (docs/aws-behaviour.md §1.9 for the stream).
 	if stream == nil {
 		st, err := s.opts.Tables.Stream(d.Source)
 		switch {

@@ -101,15 +101,9 @@ func normalizeFilters(fc *filterCriteria) *filterCriteria {
 }
 
 func (s *Service) createPipe(name string, body []byte) (any, *apiError) {
-	var c checker
-	checkName(&c, name)
 	in, aerr := decodeRequest(body)
 	if aerr != nil {
 		return nil, aerr
-	}
-	checkRequest(&c, in, true)
-	if e := c.err(); e != nil {
-		return nil, e
 	}
 	d := definition{
 		Description: in.Description, RoleArn: *in.RoleArn, Source: *in.Source, Target: *in.Target,
@@ -151,7 +145,7 @@ func (s *Service) createPipe(name string, body []byte) (any, *apiError) {
 		return nil, errConflict(name)
 	}
 	// The starting position is fixed at creation (StartingPosition is
-	// create-only; pipes-facts §1.1): LATEST means records written after
+	// create-only; docs/aws-behaviour.md §1.1): LATEST means records written after
 	// this call.
 	start := cfg.stream.Latest()
 	if d.SourceParams.DynamoDBStreamParameters.StartingPosition == posTrimHorizon {
@@ -180,11 +174,6 @@ func (s *Service) lookupLocked(name string) (*pipe, *apiError) {
 }
 
 func (s *Service) describePipe(name string) (any, *apiError) {
-	var c checker
-	checkName(&c, name)
-	if e := c.err(); e != nil {
-		return nil, e
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, aerr := s.lookupLocked(name)
@@ -213,15 +202,9 @@ func (s *Service) describePipe(name string) (any, *apiError) {
 // defaults for what it leaves out. StartingPosition and Source never change.
 // The runtime keeps its stream position.
 func (s *Service) updatePipe(name string, body []byte) (any, *apiError) {
-	var c checker
-	checkName(&c, name)
 	in, aerr := decodeRequest(body)
 	if aerr != nil {
 		return nil, aerr
-	}
-	checkRequest(&c, in, false)
-	if e := c.err(); e != nil {
-		return nil, e
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -284,11 +267,6 @@ func (s *Service) updatePipe(name string, body []byte) (any, *apiError) {
 }
 
 func (s *Service) deletePipe(name string) (any, *apiError) {
-	var c checker
-	checkName(&c, name)
-	if e := c.err(); e != nil {
-		return nil, e
-	}
 	s.mu.Lock()
 	p, aerr := s.lookupLocked(name)
 	if aerr != nil {
@@ -319,11 +297,6 @@ func (s *Service) stopPipe(name string) (any, *apiError) {
 }
 
 func (s *Service) setDesired(name, desired, transition string) (any, *apiError) {
-	var c checker
-	checkName(&c, name)
-	if e := c.err(); e != nil {
-		return nil, e
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, aerr := s.lookupLocked(name)
@@ -360,23 +333,13 @@ func (s *Service) settle(p *pipe, gen uint64, running bool) {
 }
 
 func (s *Service) listPipes(q url.Values) (any, *apiError) {
-	var c checker
 	limit := maxListLimit
 	if v := q.Get("Limit"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 32)
 		if err != nil {
 			return nil, errSerialization("Limit %q is not an integer", v)
 		}
-		c.num("limit", &n, 1, maxListLimit)
 		limit = int(n)
-	}
-	if v := q.Get("NamePrefix"); v != "" {
-		c.str("namePrefix", v, 1, maxNameLen, namePattern, nameRE, false)
-	}
-	c.enum("desiredState", q.Get("DesiredState"), stateRunning, stateStopped)
-	c.enum("currentState", q.Get("CurrentState"), pipeStates...)
-	if e := c.err(); e != nil {
-		return nil, e
 	}
 	after := ""
 	if tok := q.Get("NextToken"); tok != "" {
@@ -439,13 +402,6 @@ func (s *Service) tagResource(arn string, body []byte) (any, *apiError) {
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, errSerialization("request body is not a valid tag map: %v", err)
 	}
-	var c checker
-	if c.notNull("tags", in.Tags != nil) {
-		checkTags(&c, "tags", in.Tags, len(in.Tags) == 0)
-	}
-	if e := c.err(); e != nil {
-		return nil, e
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, aerr := s.pipeByARNLocked(arn)
@@ -462,13 +418,6 @@ func (s *Service) tagResource(arn string, body []byte) (any, *apiError) {
 }
 
 func (s *Service) untagResource(arn string, keys []string) (any, *apiError) {
-	var c checker
-	if c.notNull("tagKeys", keys != nil) && len(keys) > maxTags {
-		c.add("tagKeys", "", "Member must have length less than or equal to 50")
-	}
-	if e := c.err(); e != nil {
-		return nil, e
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, aerr := s.pipeByARNLocked(arn)

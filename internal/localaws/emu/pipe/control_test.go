@@ -194,7 +194,7 @@ func TestListPipes(t *testing.T) {
 		require.Nil(t, out.NextToken, tc.name)
 	}
 	_, err := e.api.ListPipes(ctx, &pipes.ListPipesInput{Limit: aws.Int32(101)})
-	requireAPIError(t, err, 400, "ValidationException", "Member must have value less than or equal to 100")
+	requireAPIError(t, err, 400, "ValidationException", "[numeric instance is greater than the required maximum (maximum: 100, found: 101)]")
 }
 
 // Invalid requests fail like AWS: the error type, status and message
@@ -242,7 +242,7 @@ func TestCreatePipeValidation(t *testing.T) {
 				in.SourceParameters.DynamoDBStreamParameters.BatchSize = aws.Int32(10001)
 			},
 			status: 400, code: "ValidationException",
-			msg: "1 validation error detected: Value '10001' at 'sourceParameters.dynamoDBStreamParameters.batchSize' failed to satisfy constraint: Member must have value less than or equal to 10000",
+			msg: "[numeric instance is greater than the required maximum (maximum: 10000, found: 10001)]",
 		},
 		{
 			name: "record age of 30 seconds",
@@ -265,21 +265,21 @@ func TestCreatePipeValidation(t *testing.T) {
 			mutate: func(in *pipes.CreatePipeInput) {
 				in.SourceParameters.DynamoDBStreamParameters.MaximumRetryAttempts = aws.Int32(-2)
 			},
-			status: 400, code: "ValidationException", msg: "Member must have value greater than or equal to -1",
+			status: 400, code: "ValidationException", msg: "[numeric instance is lower than the required minimum (minimum: -1, found: -2)]",
 		},
 		{
 			name: "parallelization factor 11",
 			mutate: func(in *pipes.CreatePipeInput) {
 				in.SourceParameters.DynamoDBStreamParameters.ParallelizationFactor = aws.Int32(11)
 			},
-			status: 400, code: "ValidationException", msg: "parallelizationFactor' failed to satisfy constraint: Member must have value less than or equal to 10",
+			status: 400, code: "ValidationException", msg: "[numeric instance is greater than the required maximum (maximum: 10, found: 11)]",
 		},
 		{
 			name: "starting position AT_TIMESTAMP",
 			mutate: func(in *pipes.CreatePipeInput) {
 				in.SourceParameters.DynamoDBStreamParameters.StartingPosition = "AT_TIMESTAMP"
 			},
-			status: 400, code: "ValidationException", msg: "Member must satisfy enum value set: [TRIM_HORIZON LATEST]",
+			status: 400, code: "ValidationException", msg: `[instance value ("AT_TIMESTAMP") not found in enum (possible values: ["TRIM_HORIZON","LATEST"])]`,
 		},
 		{
 			name: "six filters",
@@ -287,14 +287,14 @@ func TestCreatePipeValidation(t *testing.T) {
 				f := in.SourceParameters.FilterCriteria.Filters[0]
 				in.SourceParameters.FilterCriteria.Filters = []ptypes.Filter{f, f, f, f, f, f}
 			},
-			status: 400, code: "ValidationException", msg: "Member must have length less than or equal to 5",
+			status: 400, code: "ValidationException", msg: "[array is too long: must have at most 5 elements but instance has 6 elements]",
 		},
 		{
 			name: "pattern longer than 4096",
 			mutate: func(in *pipes.CreatePipeInput) {
 				in.SourceParameters.FilterCriteria.Filters[0].Pattern = aws.String(`{"a":["` + strings.Repeat("x", 4100) + `"]}`)
 			},
-			status: 400, code: "ValidationException", msg: "Value at 'sourceParameters.filterCriteria.filters.1.member.pattern' failed to satisfy constraint: Member must have length less than or equal to 4096",
+			status: 400, code: "ValidationException", msg: "is too long (length: 4110, maximum allowed: 4096)]",
 		},
 		{
 			name:   "SQS queue as source",
@@ -363,17 +363,17 @@ func TestCreatePipeValidation(t *testing.T) {
 			name:   "bad role ARN",
 			mutate: func(in *pipes.CreatePipeInput) { in.RoleArn = aws.String("pipe-role") },
 			status: 400, code: "ValidationException",
-			msg: "1 validation error detected: Value 'pipe-role' at 'roleArn' failed to satisfy constraint: Member must satisfy regular expression pattern: arn:(aws[a-zA-Z-]*)?:iam::\\d{12}:role/?[a-zA-Z0-9+=,.@\\-_/]+",
+			msg: `[ECMA 262 regex "arn:(aws[a-zA-Z-]*)?:iam::\\d{12}:role/?[a-zA-Z0-9+=,.@\\-_/]+" does not match input string "pipe-role"]`,
 		},
 		{
 			name:   "bad name",
 			mutate: func(in *pipes.CreatePipeInput) { in.Name = aws.String("no spaces") },
-			status: 400, code: "ValidationException", msg: "Value 'no spaces' at 'name' failed to satisfy constraint: Member must satisfy regular expression pattern",
+			status: 400, code: "ValidationException", msg: `[ECMA 262 regex "[\\.\\-_A-Za-z0-9]+" does not match input string "no spaces"]`,
 		},
 		{
 			name:   "name too long",
 			mutate: func(in *pipes.CreatePipeInput) { in.Name = aws.String(strings.Repeat("n", 65)) },
-			status: 400, code: "ValidationException", msg: "Member must have length less than or equal to 64",
+			status: 400, code: "ValidationException", msg: "is too long (length: 65, maximum allowed: 64)]",
 		},
 		{
 			name:   "existing name",
@@ -401,11 +401,12 @@ func TestCreatePipeValidation(t *testing.T) {
 	_, err := e.api.CreatePipe(context.Background(), in)
 	var ve *ptypes.ValidationException
 	require.ErrorAs(t, err, &ve)
-	require.True(t, strings.HasPrefix(ve.ErrorMessage(), "2 validation errors detected: "), ve.ErrorMessage())
+	require.Equal(t, "[numeric instance is lower than the required minimum (minimum: 1, found: 0), "+
+		"numeric instance is greater than the required maximum (maximum: 300, found: 301)]", ve.ErrorMessage())
 	require.Len(t, ve.FieldList, 2)
-	require.Equal(t, "sourceParameters.dynamoDBStreamParameters.batchSize", aws.ToString(ve.FieldList[0].Name))
-	require.Equal(t, "Member must have value greater than or equal to 1", aws.ToString(ve.FieldList[0].Message))
-	require.Equal(t, "sourceParameters.dynamoDBStreamParameters.maximumBatchingWindowInSeconds", aws.ToString(ve.FieldList[1].Name))
+	require.Equal(t, "SourceParameters.DynamoDBStreamParameters.BatchSize", aws.ToString(ve.FieldList[0].Name))
+	require.Equal(t, "numeric instance is lower than the required minimum (minimum: 1, found: 0)", aws.ToString(ve.FieldList[0].Message))
+	require.Equal(t, "SourceParameters.DynamoDBStreamParameters.MaximumBatchingWindowInSeconds", aws.ToString(ve.FieldList[1].Name))
 
 	// An UpdatePipe is validated as a whole against the pipe it changes.
 	_, err = e.api.UpdatePipe(context.Background(), &pipes.UpdatePipeInput{Name: aws.String("exists"), RoleArn: aws.String(roleARN),
@@ -428,9 +429,10 @@ func TestRawRequests(t *testing.T) {
 		code, msg                string
 	}{
 		{"malformed JSON", http.MethodPost, "/v1/pipes/p", `{"RoleArn":`, 400, "SerializationException", "request body is not a valid pipe definition"},
-		{"wrong member type", http.MethodPost, "/v1/pipes/p", `{"SourceParameters":{"DynamoDBStreamParameters":{"BatchSize":"ten"}}}`, 400, "SerializationException", ""},
+		{"wrong member type", http.MethodPost, "/v1/pipes/p", `{"SourceParameters":{"DynamoDBStreamParameters":{"BatchSize":"ten"}}}`, 400, "ValidationException",
+			`instance type (string) does not match any allowed primitive type (allowed: ["integer"])`},
 		{"missing members", http.MethodPost, "/v1/pipes/p", `{}`, 400, "ValidationException",
-			"3 validation errors detected: Value null at 'roleArn' failed to satisfy constraint: Member must not be null; Value null at 'source'"},
+			`[object has missing required properties (["Source","Target","RoleArn"])]`},
 		{"unknown route", http.MethodPatch, "/v1/pipes/p", ``, 404, "UnknownOperationException", "PATCH /v1/pipes/p"},
 		{"bad NextToken", http.MethodGet, "/v1/pipes?NextToken=%21%21", ``, 400, "ValidationException", "Invalid NextToken"},
 	} {

@@ -25,10 +25,9 @@
 //		return pipe.Invocation{Payload: res.Payload, FunctionError: res.FunctionError, ErrorType: res.ErrorType}, nil
 //	})
 //
-// The facts it follows, and their sources, are in
-// shared/reference/pipes-facts.md (§ numbers in comments) and
-// shared/reference/emulation-facts.md §2.7 and §4.9; the wire shapes are
-// those of aws-sdk-go-v2 service/pipes and botocore pipes/2015-10-07.
+// The facts it follows, and their sources, are in docs/aws-behaviour.md §1
+// and §5.9 (comments cite the sections); the wire shapes are those of
+// aws-sdk-go-v2 service/pipes and botocore pipes/2015-10-07.
 //
 // # What is supported
 //

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 )
 
 // apiError is an error in the Pipes REST-JSON shape: the type travels in
@@ -68,40 +67,6 @@ func errSerialization(format string, args ...any) *apiError {
 // or target) and for problems AWS words in ways nobody has recorded.
 func errValidation(format string, args ...any) *apiError {
 	return &apiError{Status: http.StatusBadRequest, Type: "ValidationException", Message: fmt.Sprintf(format, args...)}
-}
-
-// constraint is one Smithy model constraint violation ("Value '11' at
-// 'sourceParameters.dynamoDBStreamParameters.batchSize' failed to satisfy
-// constraint: Member must have value less than or equal to 10000").
-type constraint struct {
-	path  string
-	value string // already formatted: 'x', null, or "" for a redacted (sensitive) member
-	rule  string
-}
-
-// constraintError renders model violations the way AWS's request validation
-// does: "N validation error(s) detected: …" joined by "; ", with a
-// fieldList entry per violation.
-func constraintError(cs []constraint) *apiError {
-	parts := make([]string, len(cs))
-	fields := make([]fieldError, len(cs))
-	for i, c := range cs {
-		v := "Value " + c.value + " at"
-		if c.value == "" {
-			v = "Value at" // sensitive members are not echoed
-		}
-		parts[i] = fmt.Sprintf("%s '%s' failed to satisfy constraint: %s", v, c.path, c.rule)
-		fields[i] = fieldError{Name: c.path, Message: c.rule}
-	}
-	noun := "error"
-	if len(cs) > 1 {
-		noun = "errors"
-	}
-	return &apiError{
-		Status: http.StatusBadRequest, Type: "ValidationException",
-		Message: fmt.Sprintf("%d validation %s detected: %s", len(cs), noun, strings.Join(parts, "; ")),
-		Fields:  fields,
-	}
 }
 
 // semantic is one violation found by the Pipes service itself rather than by

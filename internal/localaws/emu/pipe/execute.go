@@ -13,7 +13,7 @@ import (
 	"github.com/taskpipe/taskpipe/internal/localaws/emu/queue"
 )
 
-// MetricNamespace is where pipe metrics go (pipes-facts §2.9).
+// MetricNamespace is where pipe metrics go (docs/aws-behaviour.md §1.10).
 const MetricNamespace = "AWS/EventBridge/Pipes"
 
 // Stage errors of one execution.
@@ -25,7 +25,7 @@ var (
 // execute runs one attempt of a batch: enrichment (if any), then one SQS
 // message per item. It reports its metrics (Invocations, EventCount,
 // Duration, and on failure ExecutionFailed or ExecutionPartiallyFailed with
-// EnrichmentStageFailed or TargetStageFailed; pipes-facts §2.9).
+// EnrichmentStageFailed or TargetStageFailed; docs/aws-behaviour.md §1.10).
 func (r *runner) execute(cfg *config, recs []*record) error {
 	start := r.s.now()
 	sent, err := r.executeStages(cfg, recs)
@@ -76,7 +76,7 @@ func (r *runner) executeStages(cfg *config, recs []*record) (int, error) {
 		}
 		if len(items) == 0 {
 			// [], {}, "" or null: the target is not invoked and the batch
-			// is done (pipes-facts §2.5).
+			// is done (docs/aws-behaviour.md §1.7).
 			r.logf(cfg, "INFO", "pipe enrichment returned no items; batch dropped", "records", len(recs))
 			return 0, nil
 		}
@@ -151,7 +151,7 @@ func mustPath(s string) []pathStep {
 
 // enrich invokes the enrichment function synchronously with the batch as a
 // JSON array (after EnrichmentParameters.InputTemplate, per record) and
-// returns the items of its response (pipes-facts §2.5).
+// returns the items of its response (docs/aws-behaviour.md §1.7).
 func (r *runner) enrich(cfg *config, recs []*record) ([][]byte, error) {
 	var in bytes.Buffer
 	in.WriteByte('[')
@@ -193,7 +193,7 @@ func (r *runner) enrich(cfg *config, recs []*record) ([][]byte, error) {
 
 // parseEnrichment reads an enrichment response: an array gives its
 // elements; [], {}, "", null and an empty response give none (the batch is
-// dropped); any other JSON value is a single item (pipes-facts §2.5).
+// dropped); any other JSON value is a single item (docs/aws-behaviour.md §1.7).
 func parseEnrichment(payload []byte) ([][]byte, error) {
 	t := bytes.TrimSpace(payload)
 	if len(t) == 0 {
@@ -240,7 +240,7 @@ func truncate(b []byte, n int) string {
 
 // DeadLetter is the message a pipe sends to its dead-letter queue for a
 // batch it gives up on: pointers into the stream, not the records
-// (pipes-facts §2.4). Recover the records with GetShardIterator
+// (docs/aws-behaviour.md §1.6). Recover the records with GetShardIterator
 // (AT_SEQUENCE_NUMBER) within the stream's 24-hour retention.
 type DeadLetter struct {
 	Context            DeadLetterContext `json:"context"`

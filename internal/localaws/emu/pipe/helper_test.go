@@ -283,7 +283,7 @@ func (e *env) waitState(t testing.TB, name string, want ptypes.PipeState) {
 	}, waitFor, tick, "pipe %s never became %s", name, want)
 }
 
-// becomesPending returns the two filters of pipes-facts §2.2 from testdata.
+// becomesPending returns the two filters of docs/aws-behaviour.md §1.3 from testdata.
 func becomesPending(t testing.TB) []string {
 	t.Helper()
 	b, err := os.ReadFile("testdata/becomes-pending.json")

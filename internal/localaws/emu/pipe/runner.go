@@ -46,7 +46,7 @@ type record struct {
 	at   time.Time // capture time (ApproximateCreationDateTime, unrounded)
 	keys []byte
 	// body is the record as Pipes deliver it: the GetRecords record plus
-	// eventSourceARN (pipes-facts §2.1, emulation-facts §2.7).
+	// eventSourceARN (docs/aws-behaviour.md §1.2).
 	body  []byte
 	event any // body decoded, on first use by a template
 }
@@ -109,7 +109,7 @@ func (r *runner) waitContext(changed <-chan struct{}) (context.Context, context.
 // gather waits for records, filters them and returns the matched ones as a
 // round, waiting up to MaximumBatchingWindowInSeconds (real time) for a
 // full set of batches. Records that match no filter are skipped: the
-// checkpoint moves past them (pipes-facts §2.2). It returns nil when the
+// checkpoint moves past them (docs/aws-behaviour.md §1.3). It returns nil when the
 // pipe changed meanwhile, so the next round starts from the checkpoint with
 // the new definition.
 func (r *runner) gather(sn snap) *round {
@@ -180,7 +180,7 @@ func (r *runner) read(ctx context.Context, st *table.Stream, pos *table.Cursor) 
 // filter keeps the records that match any filter (all of them when there
 // is none). Each record is encoded and decoded once; every filter then
 // matches the decoded value. Filters see the record as GetRecords returns
-// it, before eventSourceARN is added (emulation-facts §4.9).
+// it, before eventSourceARN is added (docs/aws-behaviour.md §5.9).
 func (r *runner) filter(cfg *config, recs []table.Record, first table.Cursor) []*record {
 	var out []*record
 	for i := range recs {
@@ -230,7 +230,7 @@ func (r *runner) matches(cfg *config, raw []byte, seq string) bool {
 // process delivers a round. With ParallelizationFactor n > 1 the records
 // are split into n partitions by a hash of their item key, as Lambda does
 // for stream event sources, so records of one item stay in order while
-// partitions run concurrently (pipes-facts §2.3). Each partition delivers
+// partitions run concurrently (docs/aws-behaviour.md §1.4). Each partition delivers
 // its batches in order; a failing batch blocks its partition while it
 // retries. The checkpoint then moves to the first record not yet handled
 // (the round's end when everything was handled).
@@ -280,7 +280,7 @@ func (r *runner) process(sn snap, rd *round) {
 	r.cursor.Store(uint64(pending))
 }
 
-// Dead-letter conditions (pipes-facts §2.4; MaximumRecordAgeExceeded's
+// Dead-letter conditions (docs/aws-behaviour.md §1.6; MaximumRecordAgeExceeded's
 // exact spelling is UNCONFIRMED).
 const (
 	condRetries = "RetryAttemptsExhausted"
@@ -292,7 +292,7 @@ const (
 // when the pipe changed or was deleted while the batch was failing, and the
 // rest is then read again from the checkpoint.
 //
-// How attempts are counted (AWS documents none of it; pipes-facts §2.4):
+// How attempts are counted (AWS documents none of it; docs/aws-behaviour.md §1.5):
 //
 //   - Every execution of a batch (enrichment, then target) is one attempt.
 //   - Before each attempt, a batch whose oldest record is older than
@@ -314,7 +314,7 @@ const (
 // message whose start and end sequence numbers are its own, while every
 // other record is delivered. Throttled enrichments (ErrThrottled) are the
 // exception: retried with backoff until the records expire, never counted,
-// never bisected, as AWS treats its own throttling (pipes-facts §2.4).
+// never bisected, as AWS treats its own throttling (docs/aws-behaviour.md §1.5).
 func (r *runner) handle(sn snap, recs []*record) int {
 	cfg := sn.cfg
 	failures, throttles := 0, 0

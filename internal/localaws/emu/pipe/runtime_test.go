@@ -149,16 +149,20 @@ func TestBisectIsolatesPoisonRecord(t *testing.T) {
 }
 
 // A stopped pipe delivers nothing; once started it delivers everything
-// written while it was stopped.
+// written while it was stopped. A second, running pipe on the same stream
+// is the sentinel: once it has delivered the records written meanwhile, a
+// stopped pipe that wrongly kept running has had them just as long.
 func TestStoppedPipeDeliversAfterStart(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	work := e.queue(t, "work")
+	work, sentinel := e.queue(t, "work"), e.queue(t, "sentinel")
 	e.createPipe(t, pipeSpec{name: "dispatch", target: work, filters: becomesPending(t)})
+	e.createPipe(t, pipeSpec{name: "sentinel", target: sentinel, filters: becomesPending(t)})
 	ctx := context.Background()
 
 	e.put(t, task("before", "Pending"))
 	require.Equal(t, []string{"before"}, taskIDs(t, e.receiveAll(t, "dispatch", work, 1)))
+	require.Equal(t, []string{"before"}, taskIDs(t, e.receiveAll(t, "sentinel", sentinel, 1)))
 
 	out, err := e.api.StopPipe(ctx, &pipes.StopPipeInput{Name: aws.String("dispatch")})
 	require.NoError(t, err)
@@ -174,7 +178,7 @@ func TestStoppedPipeDeliversAfterStart(t *testing.T) {
 		reqs = append(reqs, putReq(task(ids[i], "Pending")))
 	}
 	e.batchWrite(t, reqs)
-	time.Sleep(50 * time.Millisecond) // give a wrongly running pipe the chance to deliver
+	requireOnce(t, taskIDs(t, e.receiveAll(t, "sentinel", sentinel, 50)), ids)
 	c, err := e.queues.Counts(work)
 	require.NoError(t, err)
 	require.Zero(t, c.Visible, "a stopped pipe delivered")
@@ -332,11 +336,13 @@ func TestInputTemplate(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	work := e.queue(t, "work")
-	tmpl := `{"bare": <$.dynamodb.NewImage.taskId.S>, "quoted": "<$.dynamodb.NewImage.taskId.S>",` +
-		` "firstTag": <$.dynamodb.NewImage.tags.L[0].S>, "attempts": <$.dynamodb.NewImage.attempts.N>,` +
+	// String placeholders in quotes, objects bare, as the EventBridge user
+	// guide asks (eb-pipes-input-transformation.html).
+	tmpl := `{"quoted": "<$.dynamodb.NewImage.taskId.S>",` +
+		` "firstTag": "<$.dynamodb.NewImage.tags.L[0].S>", "attempts": "<$.dynamodb.NewImage.attempts.N>",` +
 		` "missing": <$.dynamodb.NewImage.nope.S>, "text": "task <$.dynamodb.Keys.taskId.S> is <$.dynamodb.NewImage.status.S>",` +
-		` "pipe": "<aws.pipes.pipe-name>", "pipeArn": <aws.pipes.pipe-arn>, "source": "<aws.pipes.source-arn>",` +
-		` "target": <aws.pipes.target-arn>, "enrichment": "<aws.pipes.enrichment-arn>",` +
+		` "pipe": "<aws.pipes.pipe-name>", "pipeArn": "<aws.pipes.pipe-arn>", "source": "<aws.pipes.source-arn>",` +
+		` "target": "<aws.pipes.target-arn>", "enrichment": "<aws.pipes.enrichment-arn>",` +
 		` "ingested": "<aws.pipes.event.ingestion-time>", "event": <aws.pipes.event>, "eventJSON": <aws.pipes.event.json>}`
 	e.createPipe(t, pipeSpec{name: "templated", target: work, template: tmpl})
 	e.put(t, task("t-1", "Pending", "attempts", num(2), "tags", &ddbtypes.AttributeValueMemberL{
@@ -345,7 +351,6 @@ func TestInputTemplate(t *testing.T) {
 	body := e.receiveAll(t, "templated", work, 1)[0]
 	var got map[string]any
 	require.NoError(t, json.Unmarshal([]byte(body), &got), body)
-	require.Equal(t, "t-1", got["bare"])
 	require.Equal(t, "t-1", got["quoted"])
 	require.Equal(t, "news", got["firstTag"])
 	require.Equal(t, "2", got["attempts"]) // DynamoDB numbers are strings
@@ -362,15 +367,17 @@ func TestInputTemplate(t *testing.T) {
 	require.True(t, ok, "event is an object: %v", got["event"])
 	require.Equal(t, "INSERT", ev["eventName"])
 	require.Equal(t, e.streamARN, ev["eventSourceARN"])
-	evJSON, ok := got["eventJSON"].(string)
-	require.True(t, ok, "event.json is a string: %v", got["eventJSON"])
+	// aws.pipes.event.json is the event's JSON, unescaped: "the variable
+	// can only be used as a value for a JSON field" (the guide).
+	evJSON, err := json.Marshal(got["eventJSON"])
+	require.NoError(t, err)
 	var rec events.DynamoDBEventRecord
-	require.NoError(t, json.Unmarshal([]byte(evJSON), &rec))
+	require.NoError(t, json.Unmarshal(evJSON, &rec))
 	require.Equal(t, "t-1", rec.Change.NewImage["taskId"].String())
 }
 
 // The enrichment's response decides what reaches the target
-// (pipes-facts §2.5).
+// (docs/aws-behaviour.md §1.7).
 func TestEnrichmentResponses(t *testing.T) {
 	t.Parallel()
 	eleven := "[" + strings.TrimSuffix(strings.Repeat(`{"n":1},`, 11), ",") + "]"
@@ -490,16 +497,19 @@ func TestUpdateDuringRetryAppliesNewDefinition(t *testing.T) {
 	e.waitState(t, "moving", ptypes.PipeStateRunning)
 }
 
-// Deleting a pipe stops its runtime.
+// Deleting a pipe stops its runtime. A pipe left running on the same
+// stream is the sentinel: once it has delivered the record, a deleted pipe
+// that wrongly kept running has had it just as long.
 func TestDeleteStopsDelivery(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	work := e.queue(t, "work")
+	work, sentinel := e.queue(t, "work"), e.queue(t, "sentinel")
 	e.createPipe(t, pipeSpec{name: "gone", target: work})
+	e.createPipe(t, pipeSpec{name: "sentinel", target: sentinel})
 	_, err := e.api.DeletePipe(context.Background(), &pipes.DeletePipeInput{Name: aws.String("gone")})
 	require.NoError(t, err)
 	e.put(t, task("t-1", "Pending"))
-	time.Sleep(30 * time.Millisecond)
+	require.Equal(t, []string{"t-1"}, taskIDs(t, e.receiveAll(t, "sentinel", sentinel, 1)))
 	c, err := e.queues.Counts(work)
 	require.NoError(t, err)
 	require.Zero(t, c.Visible)
@@ -520,7 +530,7 @@ func TestTrimHorizonReadsExistingRecords(t *testing.T) {
 var _ pipe.Faults = emu.Faults(emu.NoFaults{})
 
 // A throttled enrichment is retried until it runs, without using up
-// MaximumRetryAttempts and without bisecting (pipes-facts §2.4).
+// MaximumRetryAttempts and without bisecting (docs/aws-behaviour.md §1.5).
 func TestThrottledEnrichmentDoesNotCount(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
@@ -557,7 +567,7 @@ func TestEnrichmentInputTemplateAndGroupID(t *testing.T) {
 	for _, tc := range []struct {
 		name, tmpl, want string
 	}{
-		{"json", `{"id": <$.dynamodb.Keys.taskId.S>, "status": "<$.dynamodb.NewImage.status.S>"}`, `{"id": "t-1", "status": "Pending"}`},
+		{"json", `{"id": "<$.dynamodb.Keys.taskId.S>", "status": "<$.dynamodb.NewImage.status.S>"}`, `{"id": "t-1", "status": "Pending"}`},
 		{"text", `task <$.dynamodb.Keys.taskId.S>`, `"task t-1"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -62,7 +62,7 @@ type Faults interface {
 // of concurrency (TooManyRequestsException). Invoker adapters wrap it.
 // Like AWS's other service-side errors it does not count toward
 // MaximumRetryAttempts and does not bisect: the batch is retried with
-// backoff until it succeeds or its records expire (pipes-facts §2.4).
+// backoff until it succeeds or its records expire (docs/aws-behaviour.md §1.5).
 var ErrThrottled = errors.New("pipe: enrichment invocation throttled")
 
 // Options configure a Service.
@@ -168,6 +168,10 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		body = b
+	}
+	if e := checkModel(r, op, body); e != nil {
+		e.write(w)
+		return
 	}
 	var (
 		out  any

@@ -9,31 +9,25 @@ import (
 	"time"
 )
 
-// Input templates (pipes-facts §2.6; EventBridge user guide
-// "eb-pipes-input-transformation"): <$.path> placeholders select from the
-// event, <aws.pipes.…> placeholders name the pipe's own values, and
-// everything else is copied. The template is applied per event.
+// Input templates (docs/aws-behaviour.md §1.8), as the EventBridge user guide documents them
+// (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-pipes-input-transformation.html):
+// <$.path> placeholders select from the event, <aws.pipes.…> placeholders
+// name the pipe's own values, and everything else is copied. The template
+// is applied per event.
 //
-// Quoting of string placeholders is UNCONFIRMED (pipes-facts §2.6, §5 #3),
-// so the renderer accepts both spellings and produces valid JSON from
-// either. A template is in JSON mode when it is valid JSON with every
-// placeholder filled (bare ones with null, those inside a string literal
-// with nothing); then:
-//
-//   - a bare placeholder (`{"id": <$.id>}`) becomes the value as JSON: a
-//     string is quoted, a number stays a number, an object stays an object,
-//     a missing path is null;
-//   - a placeholder inside a string literal (`{"id": "<$.id>"}`,
-//     `{"msg": "task <$.id> done"}`) becomes the value's text, escaped for
-//     the string: a string's characters, any other value's JSON; a missing
-//     path is the empty string.
-//
-// So `{"id": <$.id>}` and `{"id": "<$.id>"}` both give {"id": "t-1"}. A
-// template that is not JSON (plain text) is in text mode: a string
-// placeholder becomes its characters, any other value its JSON, a missing
-// path nothing.
+// A placeholder is replaced by its value's text: a string's characters,
+// any other value's JSON. Quotes are the template's: "put quotes around
+// variables that refer to JSON path parameters, but do not put quotes
+// around variables that refer to JSON objects or arrays" (the guide's
+// note). So `{"id": "<$.id>"}` gives {"id": "t-1"}, while `{"id": <$.id>}`
+// gives {"id": t-1}, which is not JSON, as it is not on AWS: a template
+// that works here works there. Inside a string literal of a JSON template
+// the text is escaped for the string ("EventBridge replaces input
+// transformers at runtime to ensure a valid JSON output"). A missing path
+// is null outside a string literal and nothing inside one or in a
+// plain-text template (the guide does not say; unconfirmed).
 
-// Reserved placeholders (pipes-facts §2.6).
+// Reserved placeholders (the guide's "Reserved variables").
 const (
 	varPipeARN       = "aws.pipes.pipe-arn"
 	varPipeName      = "aws.pipes.pipe-name"
@@ -280,20 +274,14 @@ func (t *template) render(env *renderEnv) []byte {
 		}
 		v, found := env.lookup(p.ph)
 		switch {
-		case t.json && !p.quoted:
-			if !found {
+		case !found:
+			if t.json && !p.quoted {
 				out.WriteString("null")
-			} else {
-				out.Write(marshalValue(v))
 			}
-		case t.json:
-			if found {
-				out.Write(escapeString(textOf(v)))
-			}
+		case t.json && p.quoted:
+			out.Write(escapeString(textOf(v)))
 		default:
-			if found {
-				out.WriteString(textOf(v))
-			}
+			out.WriteString(textOf(v))
 		}
 	}
 	return out.Bytes()

@@ -25,39 +25,44 @@ func renderForTest(t *testing.T, src string) (string, bool) {
 	return string(out), tm.json
 }
 
+// TestTemplateRendering renders templates as the EventBridge user guide
+// documents (eb-pipes-input-transformation.html): a placeholder is its
+// value's text, quotes are the template's. A bare string placeholder in a
+// JSON template gives invalid JSON, as on AWS (issue 12 defect 10: it used
+// to be quoted for the author, so a template that worked locally sent
+// broken JSON on AWS).
 func TestTemplateRendering(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name, tmpl, want string
-		json             bool
+		json, valid      bool
 	}{
-		{"bare string", `{"id": <$.dynamodb.Keys.taskId.S>}`, `{"id": "t-1"}`, true},
-		{"quoted string", `{"id": "<$.dynamodb.Keys.taskId.S>"}`, `{"id": "t-1"}`, true},
-		{"string inside text", `{"m": "task <$.dynamodb.Keys.taskId.S> is <$.dynamodb.NewImage.status.S>"}`, `{"m": "task t-1 is Pending"}`, true},
-		{"escapes", `{"a": <$.dynamodb.NewImage.note.S>, "b": "<$.dynamodb.NewImage.note.S>"}`,
-			`{"a": "say \"hi\" <b>", "b": "say \"hi\" <b>"}`, true},
-		{"number", `{"n": <$.dynamodb.SizeBytes>, "q": "<$.dynamodb.SizeBytes>"}`, `{"n": 42, "q": "42"}`, true},
+		{"bare string is not quoted", `{"id": <$.dynamodb.Keys.taskId.S>}`, `{"id": t-1}`, true, false},
+		{"quoted string", `{"id": "<$.dynamodb.Keys.taskId.S>"}`, `{"id": "t-1"}`, true, true},
+		{"string inside text", `{"m": "task <$.dynamodb.Keys.taskId.S> is <$.dynamodb.NewImage.status.S>"}`, `{"m": "task t-1 is Pending"}`, true, true},
+		{"escaped inside a string literal", `{"b": "<$.dynamodb.NewImage.note.S>"}`, `{"b": "say \"hi\" <b>"}`, true, true},
+		{"bare string with quotes is raw", `{"a": <$.dynamodb.NewImage.note.S>}`, `{"a": say "hi" <b>}`, true, false},
+		{"number", `{"n": <$.dynamodb.SizeBytes>, "q": "<$.dynamodb.SizeBytes>"}`, `{"n": 42, "q": "42"}`, true, true},
 		{"object bare and quoted", `{"k": <$.dynamodb.Keys>, "s": "<$.dynamodb.Keys>"}`,
-			`{"k": {"taskId":{"S":"t-1"}}, "s": "{\"taskId\":{\"S\":\"t-1\"}}"}`, true},
-		{"array index", `[<$.dynamodb.NewImage.tags.L[1].S>]`, `["daily"]`, true},
-		{"array wildcard", `{"tags": <$.dynamodb.NewImage.tags.L[*].S>}`, `{"tags": ["news","daily"]}`, true},
-		{"missing bare and quoted", `{"a": <$.nope>, "b": "<$.nope>", "c": <$.dynamodb.NewImage.tags.L[9]>}`, `{"a": null, "b": "", "c": null}`, true},
-		{"whole event", `<$>`, testEvent, true},
-		{"reserved", `{"n": "<aws.pipes.pipe-name>", "a": <aws.pipes.pipe-arn>, "s": <aws.pipes.source-arn>, "t": "<aws.pipes.target-arn>", "e": <aws.pipes.enrichment-arn>, "i": <aws.pipes.event.ingestion-time>}`,
-			`{"n": "p", "a": "arn:aws:pipes:us-east-1:000000000000:pipe/p", "s": "arn:src", "t": "arn:tgt", "e": "", "i": "2026-03-01T12:00:00.005Z"}`, true},
+			`{"k": {"taskId":{"S":"t-1"}}, "s": "{\"taskId\":{\"S\":\"t-1\"}}"}`, true, true},
+		{"array index", `["<$.dynamodb.NewImage.tags.L[1].S>"]`, `["daily"]`, true, true},
+		{"array wildcard", `{"tags": <$.dynamodb.NewImage.tags.L[*].S>}`, `{"tags": ["news","daily"]}`, true, true},
+		{"missing bare and quoted", `{"a": <$.nope>, "b": "<$.nope>", "c": <$.dynamodb.NewImage.tags.L[9]>}`, `{"a": null, "b": "", "c": null}`, true, true},
+		{"whole event", `<$>`, testEvent, true, true},
+		{"reserved, quoted as the guide asks", `{"n": "<aws.pipes.pipe-name>", "a": "<aws.pipes.pipe-arn>", "s": "<aws.pipes.source-arn>", "t": "<aws.pipes.target-arn>", "e": "<aws.pipes.enrichment-arn>", "i": "<aws.pipes.event.ingestion-time>"}`,
+			`{"n": "p", "a": "arn:aws:pipes:us-east-1:000000000000:pipe/p", "s": "arn:src", "t": "arn:tgt", "e": "", "i": "2026-03-01T12:00:00.005Z"}`, true, true},
+		{"reserved string bare", `{"n": <aws.pipes.pipe-name>}`, `{"n": p}`, true, false},
 		{"plain text", `Task <$.dynamodb.Keys.taskId.S> has <$.dynamodb.NewImage.attempts> and <$.nope>.`,
-			`Task t-1 has {"N":"2"} and .`, false},
-		{"not a placeholder", `<b>hello</b> <$.eventName>`, `<b>hello</b> INSERT`, false},
-		{"escaped quote keeps string state", `{"a": "x\" <$.eventName>"}`, `{"a": "x\" INSERT"}`, true},
+			`Task t-1 has {"N":"2"} and .`, false, false},
+		{"not a placeholder", `<b>hello</b> <$.eventName>`, `<b>hello</b> INSERT`, false, false},
+		{"escaped quote keeps string state", `{"a": "x\" <$.eventName>"}`, `{"a": "x\" INSERT"}`, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			got, isJSON := renderForTest(t, tc.tmpl)
 			require.Equal(t, tc.want, got)
 			require.Equal(t, tc.json, isJSON)
-			if isJSON {
-				require.True(t, json.Valid([]byte(got)), got)
-			}
+			require.Equal(t, tc.valid, json.Valid([]byte(got)), got)
 		})
 	}
 }
@@ -67,12 +72,14 @@ func TestTemplateEventVariables(t *testing.T) {
 	got, _ := renderForTest(t, `{"e": <aws.pipes.event>, "j": <aws.pipes.event.json>, "q": "<aws.pipes.event>"}`)
 	var out struct {
 		E json.RawMessage `json:"e"`
-		J string          `json:"j"`
+		J json.RawMessage `json:"j"`
 		Q string          `json:"q"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(got), &out))
 	require.JSONEq(t, testEvent, string(out.E))
-	require.Equal(t, testEvent, out.J)
+	// "Because it isn't escaped, the variable can only be used as a value
+	// for a JSON field" (the guide, aws.pipes.event.json).
+	require.JSONEq(t, testEvent, string(out.J))
 	require.Equal(t, testEvent, out.Q)
 }
 

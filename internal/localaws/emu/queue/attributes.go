@@ -44,7 +44,7 @@ var readableAttrs = []string{
 
 // fifoOnlyAttrs exist only on FIFO queues. Asking a standard queue for them
 // returns nothing; setting them is InvalidAttributeName (AWS-recorded
-// "Unknown Attribute ContentBasedDeduplication.", emulation-facts.md §1.5).
+// "Unknown Attribute ContentBasedDeduplication.", docs/aws-behaviour.md §3.5).
 var fifoOnlyAttrs = map[string]bool{
 	AttrFifoQueue: true, "ContentBasedDeduplication": true, "DeduplicationScope": true, "FifoThroughputLimit": true,
 }
@@ -76,7 +76,7 @@ type queueAttrs struct {
 
 // defaultAttrs are the documented defaults. New queues get SSE-SQS since
 // AWS made it the default (SqsManagedSseEnabled "true" in the 2023 AWS
-// recordings of emulation-facts.md §0 S9).
+// recordings, docs/aws-behaviour.md §0).
 func defaultAttrs() queueAttrs {
 	return queueAttrs{visibility: 30, retention: 345600, maxSize: 1048576, kmsReuse: 300, sqsSSE: true}
 }
@@ -213,11 +213,12 @@ func (s *Service) applyAttributesLocked(self string, cur queueAttrs, in map[stri
 
 // parseRedrivePolicyLocked validates a RedrivePolicy value. Messages follow
 // the AWS-recorded "Value <v> for parameter RedrivePolicy is invalid.
-// Reason: Invalid value for deadLetterTargetArn." pattern (emulation-facts
-// §0 S9); the other reasons are UNCONFIRMED wordings of the same checks.
+// Reason: Invalid value for deadLetterTargetArn." pattern
+// (docs/aws-behaviour.md §3.5); the other reasons are UNCONFIRMED wordings
+// of the same checks.
 func (s *Service) parseRedrivePolicyLocked(self, v string) (*redrivePolicy, error) {
 	if strings.TrimSpace(v) == "" || strings.TrimSpace(v) == "{}" {
-		return nil, nil // removes the policy (moto/LocalStack behaviour; §1.5)
+		return nil, nil // removes the policy (moto/LocalStack behaviour; docs/aws-behaviour.md §3.5)
 	}
 	bad := func(reason string) error { return errInvalidParam(v, AttrRedrivePolicy, reason) }
 	var raw map[string]json.RawMessage
@@ -240,7 +241,7 @@ func (s *Service) parseRedrivePolicyLocked(self, v string) (*redrivePolicy, erro
 	if !ok {
 		return nil, bad("Invalid value for deadLetterTargetArn.")
 	}
-	// maxReceiveCount arrives as a number or a numeric string (§1.5).
+	// maxReceiveCount arrives as a number or a numeric string (docs/aws-behaviour.md §3.5).
 	var count int
 	if err := json.Unmarshal(countRaw, &count); err != nil {
 		var str string

@@ -46,7 +46,7 @@ func MD5OfBody(body string) string {
 // MD5OfMessageAttributes (and, over the system attributes, in
 // MD5OfMessageSystemAttributes), or "" for no attributes.
 //
-// The encoding (emulation-facts.md §1.7; checked against AWS-recorded
+// The encoding (docs/aws-behaviour.md §3.7; checked against AWS-recorded
 // vectors in testdata/md5-vectors.json): for each attribute in name order,
 // the 4-byte big-endian length and UTF-8 bytes of the name, then of the data
 // type, then one transport byte (1 = string-valued, 2 = binary) followed by

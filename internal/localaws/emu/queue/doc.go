@@ -15,7 +15,7 @@
 // # What is emulated
 //
 // All 23 operations of the 2012-11-05 API for standard queues. The facts
-// and their sources are in /work/shared/reference/emulation-facts.md §1;
+// and their sources are in docs/aws-behaviour.md §3;
 // each rule below cites its source next to the code.
 //
 //   - Errors: "__type" (namespaced Smithy shape), lower-case "message", the

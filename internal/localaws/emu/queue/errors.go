@@ -11,7 +11,7 @@ import (
 // x-amzn-query-error header (what ErrorCode() returns in aws-sdk-go-v2), and
 // Status is the HTTP status of the shape's awsQueryError trait.
 //
-// Source: /work/shared/reference/emulation-facts.md §1.3 (Smithy model
+// Source: docs/aws-behaviour.md §3.3 (Smithy model
 // sqs-2012-11-05.json traits; AWS recordings in LocalStack's snapshots).
 type Error struct {
 	Type    string
@@ -68,7 +68,7 @@ func errorf(k *Error, format string, args ...any) *Error {
 	return &Error{Type: k.Type, Code: k.Code, Status: k.Status, Message: fmt.Sprintf(format, args...)}
 }
 
-// Messages AWS is recorded to return (emulation-facts.md §1.3, §1.9 and the
+// Messages AWS is recorded to return (docs/aws-behaviour.md §3.3, §3.9 and the
 // AWS-validated LocalStack tests it cites).
 func errNoQueue() *Error {
 	return errorf(ErrQueueDoesNotExist, "The specified queue does not exist.")

@@ -8,7 +8,7 @@ import (
 
 // Event returns the message as a Lambda SQS event record, the shape an
 // event source mapping (and, as a bare array, a Pipe) delivers
-// (emulation-facts.md §1.10; aws-lambda-go events/sqs.go and
+// (docs/aws-behaviour.md §4.8; aws-lambda-go events/sqs.go and
 // events/testdata/sqs-event.json): every system attribute, the user
 // attributes with lower-camel keys and empty list members, eventSource
 // "aws:sqs". Real events carry no md5OfMessageAttributes when there are no

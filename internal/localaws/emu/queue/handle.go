@@ -11,7 +11,7 @@ import (
 // "<queue ARN> <message id> <receive number> <nonce>", so a handle names its
 // queue and its receive: a handle from another queue or a garbled one is
 // ReceiptHandleIsInvalid, and an older handle of a re-received message is
-// recognisably stale (emulation-facts.md §1.6).
+// recognisably stale (docs/aws-behaviour.md §3.6).
 type receipt struct {
 	queueARN  string
 	messageID string

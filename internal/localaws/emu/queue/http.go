@@ -60,7 +60,7 @@ var operations = map[string]handlerFunc{
 
 // ServeHTTP serves the SQS API in the AWS JSON 1.0 protocol
 // (X-Amz-Target: AmazonSQS.<Operation>), with query-compatible errors:
-// a "__type" body plus the x-amzn-query-error header (emulation-facts.md §1.1–1.3).
+// a "__type" body plus the x-amzn-query-error header (docs/aws-behaviour.md §3.1–3.3).
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("x-amzn-RequestId", uuid.NewString())
 	target := r.Header.Get("X-Amz-Target")
@@ -91,6 +91,10 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(body) > maxRequestBytes {
 		writeError(w, errorf(ErrBatchRequestTooLong, "Request bodies cannot be longer than %d bytes.", maxRequestBytes))
+		return
+	}
+	if e := checkModel(opName, body); e != nil {
+		writeError(w, e)
 		return
 	}
 	c := &call{ctx: r.Context(), body: body, endpoint: endpointOf(r), senderID: senderOf(r, s.opts.AccountID)}

@@ -8,7 +8,7 @@ import (
 )
 
 // Request and response shapes follow the SQS Smithy model member names
-// (emulation-facts.md §1.4) and aws-sdk-go-v2's request_snapshot /
+// (docs/aws-behaviour.md §3.4) and aws-sdk-go-v2's request_snapshot /
 // response_snapshot files for service/sqs v1.53.0.
 
 // wireAttribute is MessageAttributeValue / MessageSystemAttributeValue.
@@ -173,7 +173,7 @@ func entryFailure(id string, err error) (batchResultError, error) {
 }
 
 // checkBatch applies the batch-level rules (AWS-recorded messages,
-// emulation-facts.md §1.3) to the entry ids.
+// docs/aws-behaviour.md §3.3) to the entry ids.
 func checkBatch(ids []*string, entryShape string) error {
 	if len(ids) == 0 {
 		return errorf(ErrEmptyBatchRequest, "There should be at least one %s in the request.", entryShape)
@@ -329,7 +329,7 @@ func (s *Service) httpReceiveMessage(c *call) (any, error) {
 	if err := requireQueueURL(req.QueueURL); err != nil {
 		return nil, err
 	}
-	// Range checks with the AWS-recorded messages (emulation-facts.md §1.3).
+	// Range checks with the AWS-recorded messages (docs/aws-behaviour.md §3.3).
 	max := 1
 	if req.MaxNumberOfMessages != nil {
 		if *req.MaxNumberOfMessages < 1 || *req.MaxNumberOfMessages > maxMessagesPerReceive {
@@ -356,7 +356,7 @@ func (s *Service) httpReceiveMessage(c *call) (any, error) {
 		return nil, err
 	}
 	// The deprecated AttributeNames and MessageSystemAttributeNames are
-	// read as one list (emulation-facts.md §1.4).
+	// read as one list (docs/aws-behaviour.md §3.4).
 	sysNames := append(append([]string{}, req.AttributeNames...), req.MessageSystemAttributeNames...)
 	allSys := false
 	wantSys := map[string]bool{}

@@ -148,7 +148,7 @@ func (s *Service) send(ctx context.Context, ref string, in SendInput, inBatch bo
 // A message whose receive count has reached its queue's maxReceiveCount is
 // moved to the dead-letter queue instead of being returned, keeping its
 // id, body, attributes, receive count and enqueue time and gaining
-// DeadLetterQueueSourceArn (AWS-recorded, emulation-facts.md §1.8).
+// DeadLetterQueueSourceArn (AWS-recorded, docs/aws-behaviour.md §3.8).
 func (s *Service) Receive(ctx context.Context, ref string, max int, wait, visibility time.Duration) ([]Message, error) {
 	if max < 1 {
 		return nil, errInvalidParam(max, "MaxNumberOfMessages", "Must be between 1 and 10, if provided.")

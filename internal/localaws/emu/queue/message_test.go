@@ -195,7 +195,7 @@ func TestSendValidation(t *testing.T) {
 		{"EmptyBinary", sqs.SendMessageInput{MessageBody: aws.String("x"), MessageAttributes: map[string]types.MessageAttributeValue{"b": {DataType: aws.String("Binary")}}}, "InvalidParameterValue", "'Binary'"},
 		{"TooManyAttributes", sqs.SendMessageInput{MessageBody: aws.String("x"), MessageAttributes: tooMany}, "InvalidParameterValue", "[11] exceeds the allowed maximum [10]"},
 		{"ListValuesReserved", sqs.SendMessageInput{MessageBody: aws.String("x"), MessageAttributes: map[string]types.MessageAttributeValue{"l": {DataType: aws.String("String"), StringValue: aws.String("a"), StringListValues: []string{"a"}}}}, "InvalidParameterValue", "reserved"},
-		{"UnknownSystemAttribute", sqs.SendMessageInput{MessageBody: aws.String("x"), MessageSystemAttributes: map[string]types.MessageSystemAttributeValue{"Other": {DataType: aws.String("String"), StringValue: aws.String("v")}}}, "InvalidParameterValue", "Other"},
+		{"UnknownSystemAttribute", sqs.SendMessageInput{MessageBody: aws.String("x"), MessageSystemAttributes: map[string]types.MessageSystemAttributeValue{"Other": {DataType: aws.String("String"), StringValue: aws.String("v")}}}, "InvalidAttributeName", "Unknown Attribute Other."},
 		{"DeduplicationIDOnStandard", sqs.SendMessageInput{MessageBody: aws.String("x"), MessageDeduplicationId: aws.String("d1")}, "InvalidParameterValue", "not valid for this queue type"},
 	}
 	for _, tc := range cases {

@@ -21,7 +21,7 @@ const maxTaskHistory = 10
 // MoveTask is one message move task as ListMessageMoveTasks reports it.
 // TaskHandle is set only while the task runs, DestinationArn only when the
 // task was started with one, MaxNumberOfMessagesPerSecond only when given,
-// FailureReason only when FAILED (AWS-recorded, emulation-facts.md §1.9).
+// FailureReason only when FAILED (AWS-recorded, docs/aws-behaviour.md §3.9).
 type MoveTask struct {
 	TaskHandle                        string
 	Status                            string
@@ -236,7 +236,7 @@ func (s *Service) MoveTasks(sourceARN string, max int) ([]MoveTask, error) {
 
 // CancelMoveTask cancels a running move task and returns how many
 // messages it moved so far. The task is CANCELLING until its worker stops.
-// Errors are the AWS-recorded ones (emulation-facts.md §1.9).
+// Errors are the AWS-recorded ones (docs/aws-behaviour.md §3.9).
 func (s *Service) CancelMoveTask(handle string) (int64, error) {
 	h, ok := decodeTaskHandle(handle)
 	if !ok {

@@ -466,7 +466,7 @@ func (s *Service) Counts(ref string) (Counts, error) {
 }
 
 // Purge deletes every message of a queue, in flight or not. A second purge
-// within 60 s is PurgeQueueInProgress (AWS-recorded, emulation-facts §1.6).
+// within 60 s is PurgeQueueInProgress (AWS-recorded, docs/aws-behaviour.md §3.6).
 func (s *Service) Purge(ref string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Limits SQS documents (botocore sqs service-2.json, 2026; emulation-facts.md §1.5, §1.6).
+// Limits SQS documents (botocore sqs service-2.json, 2026; docs/aws-behaviour.md §3.5, §3.6).
 const (
 	maxMessagesPerReceive = 10
 	maxWaitSeconds        = 20
@@ -42,7 +42,7 @@ func validQueueName(name string) error {
 	return nil
 }
 
-// validBatchID checks a batch entry Id (AWS-recorded message, §1.3).
+// validBatchID checks a batch entry Id (AWS-recorded message, docs/aws-behaviour.md §3.3).
 func validBatchID(id string) error {
 	if !batchIDRE.MatchString(id) {
 		return errorf(ErrInvalidBatchEntryID,
@@ -126,7 +126,7 @@ func validAttributeName(name, kindOf string) error {
 }
 
 // validAttribute checks one user message attribute. Messages for empty
-// values are AWS-recorded (§1.6); the others follow the same pattern.
+// values are AWS-recorded (docs/aws-behaviour.md §3.6); the others follow the same pattern.
 func validAttribute(name string, a MessageAttribute) error {
 	if err := validAttributeName(name, "user"); err != nil {
 		return err

@@ -57,8 +57,10 @@ func TestWireShapes(t *testing.T) {
 			"com.amazonaws.sqs#SerializationException", "SerializationException;Sender", ""},
 		{"ReceiptHandleIsInvalid", "AmazonSQS.DeleteMessage", `{"QueueUrl":"` + url + `","ReceiptHandle":"garbage"}`, 404,
 			"com.amazonaws.sqs#ReceiptHandleIsInvalid", "ReceiptHandleIsInvalid;Sender", `The input receipt handle "garbage" is not a valid receipt handle.`},
+		// Beyond the model's integer type: deserialization fails, as for
+		// any value of the wrong type (awsmodel's typeError).
 		{"VisibilityOutOfRange", "AmazonSQS.ChangeMessageVisibility", `{"QueueUrl":"` + url + `","ReceiptHandle":"x","VisibilityTimeout":99999999999999}`, 400,
-			"com.amazonaws.sqs#InvalidParameterValueException", "InvalidParameterValue;Sender", "Value 99999999999999 for parameter VisibilityTimeout is invalid."},
+			"com.amazonaws.sqs#SerializationException", "SerializationException;Sender", "can not be converted to an Integer"},
 	}
 	for _, tc := range errorCases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -15,7 +15,7 @@
 //
 // Facts and sources: the Scheduler user guide (schedule-types.html), the
 // API reference, AWS-recorded responses in LocalStack's
-// tests/aws/services/scheduler snapshots, and pipes-facts.md §1.5; each
+// tests/aws/services/scheduler snapshots, and docs/aws-behaviour.md §6.1; each
 // rule cites its source next to the code.
 //
 //   - Expressions: rate(value minute|minutes|hour|hours|day|days) (the

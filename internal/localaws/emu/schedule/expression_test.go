@@ -48,7 +48,7 @@ func TestParseExpressionValid(t *testing.T) {
 		{"rate(2 minute)", schedule.KindRate}, // AWS-recorded as accepted by Scheduler
 		{"rate(1 hours)", schedule.KindRate},
 		{"rate(7 days)", schedule.KindRate},
-		{"cron(0/5 * * * ? *)", schedule.KindCron}, // pipes-facts §1.5
+		{"cron(0/5 * * * ? *)", schedule.KindCron}, // docs/aws-behaviour.md §6.1
 		{"cron(0 12 * * ? *)", schedule.KindCron},
 		{"cron(15 10 ? * MON-FRI *)", schedule.KindCron},
 		{"cron(0 8 1 * ? *)", schedule.KindCron},

@@ -8,8 +8,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-
-	"github.com/taskpipe/taskpipe/internal/localaws/emu"
 )
 
 // maxBody bounds a request body; schedule requests are small.
@@ -69,7 +67,9 @@ func (s *Service) serveList(w http.ResponseWriter, r *http.Request, q url.Values
 		writeError(w, errorf(ErrValidation, "%s /schedules is not an EventBridge Scheduler operation.", r.Method))
 		return
 	}
-	emu.SetOperation(r, "ListSchedules")
+	if !begin(w, r, "ListSchedules") {
+		return
+	}
 	n, err := intParam(q, "MaxResults")
 	if err != nil {
 		writeError(w, err)
@@ -87,7 +87,9 @@ func (s *Service) serveGroupList(w http.ResponseWriter, r *http.Request, q url.V
 		writeError(w, errorf(ErrValidation, "%s /schedule-groups is not an EventBridge Scheduler operation.", r.Method))
 		return
 	}
-	emu.SetOperation(r, "ListScheduleGroups")
+	if !begin(w, r, "ListScheduleGroups") {
+		return
+	}
 	n, err := intParam(q, "MaxResults")
 	if err != nil {
 		writeError(w, err)
@@ -100,7 +102,9 @@ func (s *Service) serveGroupList(w http.ResponseWriter, r *http.Request, q url.V
 func (s *Service) serveSchedule(w http.ResponseWriter, r *http.Request, name string, q url.Values) {
 	switch r.Method {
 	case http.MethodPost:
-		emu.SetOperation(r, "CreateSchedule")
+		if !begin(w, r, "CreateSchedule") {
+			return
+		}
 		var req ScheduleRequest
 		if !decode(w, r, &req) {
 			return
@@ -108,11 +112,15 @@ func (s *Service) serveSchedule(w http.ResponseWriter, r *http.Request, name str
 		arn, err := s.Create(name, req)
 		respond(w, map[string]string{"ScheduleArn": arn}, err)
 	case http.MethodGet:
-		emu.SetOperation(r, "GetSchedule")
+		if !begin(w, r, "GetSchedule") {
+			return
+		}
 		out, err := s.Get(q.Get("groupName"), name)
 		respond(w, out, err)
 	case http.MethodPut:
-		emu.SetOperation(r, "UpdateSchedule")
+		if !begin(w, r, "UpdateSchedule") {
+			return
+		}
 		var req ScheduleRequest
 		if !decode(w, r, &req) {
 			return
@@ -120,7 +128,9 @@ func (s *Service) serveSchedule(w http.ResponseWriter, r *http.Request, name str
 		arn, err := s.Update(name, req)
 		respond(w, map[string]string{"ScheduleArn": arn}, err)
 	case http.MethodDelete:
-		emu.SetOperation(r, "DeleteSchedule")
+		if !begin(w, r, "DeleteSchedule") {
+			return
+		}
 		respond(w, struct{}{}, s.Delete(q.Get("groupName"), name))
 	default:
 		writeError(w, errorf(ErrValidation, "%s /schedules/{Name} is not an EventBridge Scheduler operation.", r.Method))
@@ -130,7 +140,9 @@ func (s *Service) serveSchedule(w http.ResponseWriter, r *http.Request, name str
 func (s *Service) serveGroup(w http.ResponseWriter, r *http.Request, name string) {
 	switch r.Method {
 	case http.MethodPost:
-		emu.SetOperation(r, "CreateScheduleGroup")
+		if !begin(w, r, "CreateScheduleGroup") {
+			return
+		}
 		var req struct {
 			ClientToken *string `json:"ClientToken"`
 			Tags        []Tag   `json:"Tags"`
@@ -141,11 +153,15 @@ func (s *Service) serveGroup(w http.ResponseWriter, r *http.Request, name string
 		arn, err := s.CreateGroup(name, req.Tags)
 		respond(w, map[string]string{"ScheduleGroupArn": arn}, err)
 	case http.MethodGet:
-		emu.SetOperation(r, "GetScheduleGroup")
+		if !begin(w, r, "GetScheduleGroup") {
+			return
+		}
 		out, err := s.GetGroup(name)
 		respond(w, out, err)
 	case http.MethodDelete:
-		emu.SetOperation(r, "DeleteScheduleGroup")
+		if !begin(w, r, "DeleteScheduleGroup") {
+			return
+		}
 		respond(w, struct{}{}, s.DeleteGroup(name))
 	default:
 		writeError(w, errorf(ErrValidation, "%s /schedule-groups/{Name} is not an EventBridge Scheduler operation.", r.Method))
@@ -155,11 +171,15 @@ func (s *Service) serveGroup(w http.ResponseWriter, r *http.Request, name string
 func (s *Service) serveTags(w http.ResponseWriter, r *http.Request, arn string, q url.Values) {
 	switch r.Method {
 	case http.MethodGet:
-		emu.SetOperation(r, "ListTagsForResource")
+		if !begin(w, r, "ListTagsForResource") {
+			return
+		}
 		tags, err := s.Tags(arn)
 		respond(w, map[string][]Tag{"Tags": tags}, err)
 	case http.MethodPost:
-		emu.SetOperation(r, "TagResource")
+		if !begin(w, r, "TagResource") {
+			return
+		}
 		var req struct {
 			Tags []Tag `json:"Tags"`
 		}
@@ -168,7 +188,9 @@ func (s *Service) serveTags(w http.ResponseWriter, r *http.Request, arn string, 
 		}
 		respond(w, struct{}{}, s.TagResource(arn, req.Tags))
 	case http.MethodDelete:
-		emu.SetOperation(r, "UntagResource")
+		if !begin(w, r, "UntagResource") {
+			return
+		}
 		respond(w, struct{}{}, s.UntagResource(arn, q["TagKeys"]))
 	default:
 		writeError(w, errorf(ErrValidation, "%s /tags/{ResourceArn} is not an EventBridge Scheduler operation.", r.Method))

@@ -27,8 +27,8 @@ var (
 type image = map[string]streamtypes.AttributeValue
 
 // TestViewTypesGiveAWSImages drives INSERT, MODIFY and REMOVE through each
-// view type and checks the images against the table in emulation-facts
-// §2.5 and the SizeBytes rule of §2.4.
+// view type and checks the images against the table in
+// docs/aws-behaviour.md §2.5 and the SizeBytes rule of §2.4.
 func TestViewTypesGiveAWSImages(t *testing.T) {
 	t.Parallel()
 	keys := image{"id": ss("a")}

@@ -5,8 +5,8 @@
 // Shard iterators are self-contained tokens (stream ARN, shard id, position,
 // issue time), so any number of readers can hold iterators at once and no
 // read ever consumes a record. They expire 15 minutes after issue, like
-// AWS's. Facts and error shapes follow shared/reference/emulation-facts.md
-// §2, which comments cite by section.
+// AWS's. Facts and error shapes follow docs/aws-behaviour.md §2, which
+// comments cite by section.
 package stream
 
 import (
@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taskpipe/taskpipe/internal/localaws/emu"
 	"github.com/taskpipe/taskpipe/internal/localaws/emu/table"
 )
 
@@ -32,7 +33,7 @@ type Options struct {
 	// same clock as the table service.
 	Now func() time.Time
 	// IteratorTTL is how long a shard iterator stays valid; zero means 15
-	// minutes, AWS's value (emulation-facts §2.6).
+	// minutes, AWS's value (docs/aws-behaviour.md §2.6).
 	IteratorTTL time.Duration
 }
 
@@ -76,6 +77,10 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		table.WriteError(w, apiErr("SerializationException", "read request body: %v", err))
 		return
 	}
+	if e := table.CheckModel(emu.ServiceStreams, op, body); e != nil {
+		table.WriteError(w, e)
+		return
+	}
 	out, err := h(body)
 	if err != nil {
 		var ae *table.APIError
@@ -97,7 +102,7 @@ func validation(format string, args ...any) *table.APIError {
 }
 
 func notFound(arn string) *table.APIError {
-	// AWS-recorded wording (emulation-facts §2.1).
+	// AWS-recorded wording (docs/aws-behaviour.md §2.1).
 	return apiErr("ResourceNotFoundException", "Requested resource not found: Stream: %s not found", arn)
 }
 
@@ -117,7 +122,7 @@ func decode(body []byte, v any) error {
 }
 
 // streamARN matches stream ARNs: table ARN + "/stream/" + millisecond label
-// (emulation-facts §2.3). Malformed ARNs are a ValidationException on AWS,
+// (docs/aws-behaviour.md §2.3). Malformed ARNs are a ValidationException on AWS,
 // unknown well-formed ones a ResourceNotFoundException.
 var streamARN = regexp.MustCompile(`^arn:aws[a-z-]*:dynamodb:[a-z0-9-]+:\d{12}:table/[a-zA-Z0-9_.-]{3,255}/stream/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}$`)
 
@@ -232,7 +237,7 @@ func (s *Service) describeStream(body []byte) (any, error) {
 	info := st.Info()
 	shards := []shard{}
 	// One shard per stream; it has no children, and shards are listed in
-	// id order after ExclusiveStartShardId (emulation-facts §2.2).
+	// id order after ExclusiveStartShardId (docs/aws-behaviour.md §2.2).
 	after := ""
 	if in.ExclusiveStartShardId != nil {
 		after = *in.ExclusiveStartShardId

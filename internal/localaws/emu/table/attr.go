@@ -92,7 +92,7 @@ func cloneStrings(in []*string) []*string {
 // equalItems reports whether two items hold the same attributes with the
 // same values in DynamoDB's sense: numbers compare by value ("1.50" equals
 // "1.5") and sets compare without order. A write that leaves an item equal
-// to what it was produces no stream record (emulation-facts §2.5, [S15]).
+// to what it was produces no stream record (docs/aws-behaviour.md §2.5).
 func equalItems(a, b item) bool {
 	if (a == nil) != (b == nil) || len(a) != len(b) {
 		return false
@@ -201,7 +201,7 @@ func canonicalNumber(s string) string {
 // their bytes; a number costs one byte per two significant digits plus one;
 // booleans and nulls one byte; lists and maps 3 bytes plus one byte per
 // element. Applied to stream records it reproduces every SizeBytes value
-// AWS has published (emulation-facts §2.4: 12, 26 and 59 bytes).
+// AWS has published (docs/aws-behaviour.md §2.4: 12, 26 and 59 bytes).
 func itemSize(it item) int64 {
 	var n int64
 	for k, v := range it {

@@ -18,7 +18,7 @@ func mustItem(t testing.TB, js string) item {
 }
 
 // TestItemSizeMatchesAWSSamples checks the SizeBytes rule against every
-// value AWS has published (emulation-facts §2.4).
+// value AWS has published (docs/aws-behaviour.md §2.4).
 func TestItemSizeMatchesAWSSamples(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/taskpipe/taskpipe/internal/localaws/emu"
 	"github.com/taskpipe/taskpipe/internal/localaws/emu/table"
 )
 
@@ -58,5 +59,24 @@ func BenchmarkUpdateItem(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkCheckModel measures the check every DynamoDB request now pays
+// before it runs (decode, model validation, expression and number
+// limits), on the pipeline's claim update; compare with BenchmarkUpdateItem
+// for its share of a request.
+func BenchmarkCheckModel(b *testing.B) {
+	body := []byte(`{"TableName":"tasks","Key":{"pk":{"S":"task#42"}},` +
+		`"UpdateExpression":"SET #s = :s, attempts = if_not_exists(attempts, :z) + :o REMOVE lease",` +
+		`"ConditionExpression":"attribute_exists(pk) AND #s = :old",` +
+		`"ExpressionAttributeNames":{"#s":"status"},` +
+		`"ExpressionAttributeValues":{":s":{"S":"Running"},":old":{"S":"Pending"},":z":{"N":"0"},":o":{"N":"1"}},` +
+		`"ReturnValues":"ALL_NEW"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if e := table.CheckModel(emu.ServiceDynamoDB, "UpdateItem", body); e != nil {
+			b.Fatal(e)
+		}
 	}
 }

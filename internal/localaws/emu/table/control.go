@@ -153,7 +153,7 @@ func attrDefMap(defs []ddbtypes.AttributeDefinition) (map[string]ddbtypes.Scalar
 }
 
 // validateStreamSpec checks a StreamSpecification: enabling needs one of
-// the four view types (emulation-facts §2.5).
+// the four view types (docs/aws-behaviour.md §2.5).
 func validateStreamSpec(spec *ddbtypes.StreamSpecification) error {
 	if spec == nil || !aws.ToBool(spec.StreamEnabled) {
 		return nil
@@ -314,7 +314,7 @@ func (s *Service) kmsKey(given string) string {
 
 // enableStream starts a new stream for t; callers hold s.mu exclusively.
 // Each enabling creates a new stream with a new label and ARN
-// (emulation-facts §2.3).
+// (docs/aws-behaviour.md §2.3).
 func (s *Service) enableStream(t *table, viewType string) {
 	created := s.now().UTC().Truncate(time.Millisecond)
 	label := created.Format("2006-01-02T15:04:05.000")
@@ -332,7 +332,7 @@ func (s *Service) enableStream(t *table, viewType string) {
 	st := &Stream{
 		arn: t.arn + "/stream/" + label, label: label, tableName: t.name, viewType: viewType,
 		// Shard ids follow AWS's "shardId-<20 digits>-<8 hex>" shape
-		// (emulation-facts §2.3: 28–65 characters).
+		// (docs/aws-behaviour.md §2.3: 28–65 characters).
 		shardID:   fmt.Sprintf("shardId-%020d-%s", created.UnixMilli(), eventID()[:8]),
 		keySchema: ks, created: created, startSeq: start,
 		now: s.opts.Now, retention: s.opts.StreamRetention, changed: make(chan struct{}),
@@ -401,7 +401,7 @@ func (s *Service) deleteTable(body []byte) (any, error) {
 		return nil, fromMinidyn(err)
 	}
 	// Deleting a table closes its stream; the records stay readable for
-	// 24 hours (emulation-facts §2.5).
+	// 24 hours (docs/aws-behaviour.md §2.5).
 	s.disableStream(t)
 	t.writeMu.Lock()
 	s.dropScratch(t)

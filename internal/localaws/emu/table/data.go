@@ -91,7 +91,7 @@ type target struct {
 // capture runs write with the targets' tables write-locked and appends one
 // stream record per changed item. Images are read before and after the
 // write; comparing them, rather than trusting the operation, is what makes
-// no-op writes produce nothing (emulation-facts §2.5).
+// no-op writes produce nothing (docs/aws-behaviour.md §2.5).
 //
 // A write that fails changes nothing on AWS (conditions and validation are
 // checked before anything is applied, and transactions are atomic), but
@@ -206,8 +206,8 @@ func (s *Service) read(t *table, key item) (item, error) {
 }
 
 // record builds the stream record for one item change, or nil when the
-// item did not change. Images follow the view type (emulation-facts §2.5);
-// SizeBytes counts the keys and the images included (§2.4).
+// item did not change. Images follow the view type (docs/aws-behaviour.md §2.5);
+// SizeBytes counts the keys and the images included (docs/aws-behaviour.md §2.4).
 func (s *Service) record(t *table, st *Stream, old, nw item) *Record {
 	var name string
 	switch {
@@ -317,7 +317,7 @@ func (s *Service) putItem(body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := firstErr(validateSets(in.Item), validateValues(in.ExpressionAttributeValues)); err != nil {
+	if err := firstErr(validateSets(in.Item), checkItemSize(in.Item), validateValues(in.ExpressionAttributeValues)); err != nil {
 		return nil, err
 	}
 	olds, err := s.capture([]target{{t, key}}, func() error {
@@ -453,8 +453,15 @@ func (s *Service) query(body []byte) (any, error) {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if _, err := s.dataTable(in.TableName); err != nil {
+	t, err := s.dataTable(in.TableName)
+	if err != nil {
 		return nil, err
+	}
+	if err := t.checkConsistentRead(in.IndexName, in.ConsistentRead); err != nil {
+		return nil, err
+	}
+	if attr, ok := t.numberSortKey(aws.ToString(in.IndexName)); ok {
+		return s.queryNumeric(t, &in, attr)
 	}
 	out, err := s.db.Query(bg, &in)
 	if err != nil {
@@ -490,7 +497,11 @@ func (s *Service) scan(body []byte) (any, error) {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if _, err := s.dataTable(in.TableName); err != nil {
+	t, err := s.dataTable(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.checkConsistentRead(in.IndexName, in.ConsistentRead); err != nil {
 		return nil, err
 	}
 	if in.Segment != nil && *in.Segment > 0 {
@@ -585,7 +596,7 @@ func (s *Service) batchWriteItem(body []byte) (any, error) {
 				if key, err = t.fullKey(req.PutRequest.Item); err != nil {
 					return nil, err
 				}
-				if err := validateSets(req.PutRequest.Item); err != nil {
+				if err := firstErr(validateSets(req.PutRequest.Item), checkItemSize(req.PutRequest.Item)); err != nil {
 					return nil, err
 				}
 			case req.DeleteRequest != nil && req.PutRequest == nil:
@@ -656,7 +667,7 @@ func (s *Service) transactWriteItems(body []byte) (any, error) {
 		switch {
 		case ti.Put != nil:
 			name, key, put = ti.Put.TableName, ti.Put.Item, true
-			if err := firstErr(validateSets(ti.Put.Item), validateValues(ti.Put.ExpressionAttributeValues)); err != nil {
+			if err := firstErr(validateSets(ti.Put.Item), checkItemSize(ti.Put.Item), validateValues(ti.Put.ExpressionAttributeValues)); err != nil {
 				return nil, err
 			}
 		case ti.Update != nil:

@@ -20,7 +20,7 @@
 //     DynamoDB Streams API (package stream) and the Pipe runtime.
 //
 // The AWS behaviour emulated here is documented in
-// shared/reference/emulation-facts.md §2; comments cite its sections.
+// docs/aws-behaviour.md §2; comments cite its sections.
 //
 // Not emulated, deliberately: capacity and throttling (ConsumedCapacity is
 // never returned), table and index status transitions (everything is ACTIVE

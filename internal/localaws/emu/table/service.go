@@ -140,6 +140,10 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, apiErr("SerializationException", "read request body: %v", err))
 		return
 	}
+	if e := CheckModel(emu.ServiceDynamoDB, op, body); e != nil {
+		WriteError(w, e)
+		return
+	}
 	out, err := s.call(h, body)
 	if err != nil {
 		WriteError(w, fromMinidyn(err))
@@ -217,7 +221,7 @@ func requestID() string {
 }
 
 // eventID returns 32 lower-case hex characters, the shape of AWS's record
-// event ids (emulation-facts §2.4).
+// event ids (docs/aws-behaviour.md §2.4).
 func eventID() string {
 	var b [16]byte
 	for i := 0; i < 16; i += 8 {

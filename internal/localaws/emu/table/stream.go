@@ -32,7 +32,7 @@ var (
 	ErrCursor = errors.New("cursor beyond the end of the shard")
 )
 
-// Stream view types (emulation-facts §2.5).
+// Stream view types (docs/aws-behaviour.md §2.5).
 const (
 	ViewKeysOnly       = "KEYS_ONLY"
 	ViewNewImage       = "NEW_IMAGE"
@@ -55,11 +55,11 @@ const (
 )
 
 // maxReadBytes caps one Read like GetRecords' 1 MB limit, counted in
-// SizeBytes (emulation-facts §2.6).
+// SizeBytes (docs/aws-behaviour.md §2.4, §2.6).
 const maxReadBytes = 1 << 20
 
 // Record is one stream record in the shape GetRecords returns it
-// (emulation-facts §2.4). Records are shared by every reader: treat the
+// (docs/aws-behaviour.md §2.4). Records are shared by every reader: treat the
 // image bytes as read-only.
 type Record struct {
 	EventID      string       `json:"eventID"`
@@ -340,7 +340,7 @@ func (st *Stream) append(recs []*Record) {
 }
 
 // disable closes the shard; its records stay readable for the retention
-// period (emulation-facts §2.5).
+// period (docs/aws-behaviour.md §2.5).
 func (st *Stream) disable(at time.Time) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -388,7 +388,7 @@ func (st *Stream) trimLocked() {
 }
 
 // Sequence numbers are "1" followed by a 20-digit counter: 21 digits, the
-// minimum length the DynamoDB Streams model allows (emulation-facts §2.3;
+// minimum length the DynamoDB Streams model allows (docs/aws-behaviour.md §2.3;
 // boto3 and the AWS CLI reject shorter ones client-side), and they compare
 // the same as numbers and as strings.
 const seqDigits = 20

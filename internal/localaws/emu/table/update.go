@@ -12,7 +12,7 @@ import (
 // Updates are not applied by minidyn in place. minidyn v0.8.2 evaluates
 // update expressions correctly but stores their outcome wrongly in two ways
 // that taskpipe's store depends on (both reproduced by the task.Store
-// conformance suite run against this package):
+// conformance suite, which internal/dynamostore runs against this package):
 //
 //   - REMOVE of a top-level attribute leaves the attribute stored, so a
 //     finished task would stay in the sparse live index;
@@ -131,7 +131,7 @@ func (s *Service) applyUpdate(t *table, in server.UpdateItemInput) (old, nw item
 // removeTopLevel deletes from img the top-level attributes that the update
 // expression's REMOVE clauses name.
 func removeTopLevel(img item, expr string, names map[string]string) {
-	for _, n := range TopLevelRemoves(expr, names) {
+	for _, n := range topLevelRemoves(expr, names) {
 		delete(img, n)
 	}
 }
@@ -140,11 +140,11 @@ func removeTopLevel(img item, expr string, names map[string]string) {
 // a placeholder (#set, :remove) or a longer name is not one.
 var clauseKeyword = regexp.MustCompile(`(?i)(^|[^#:\w])(SET|REMOVE|ADD|DELETE)\b`)
 
-// TopLevelRemoves returns the attribute names that expr's REMOVE clauses
+// topLevelRemoves returns the attribute names that expr's REMOVE clauses
 // remove at the top level (no "." or "[" in the path), with #name
 // placeholders resolved. minidyn v0.8.2 ignores such removals; this
-// package and dynamostoretest.RepairMinidyn apply them with it.
-func TopLevelRemoves(expr string, names map[string]string) []string {
+// package applies them with it.
+func topLevelRemoves(expr string, names map[string]string) []string {
 	locs := clauseKeyword.FindAllStringSubmatchIndex(expr, -1)
 	var out []string
 	for i, loc := range locs {

@@ -1,9 +1,10 @@
 // Package tfprovidertest gives tests a Terraform CLI wired to the local
 // hashicorp/aws provider: CLIConfig builds the provider once per test process
 // into a temporary filesystem mirror and returns a CLI configuration file for
-// TF_CLI_CONFIG_FILE; Terraform locates the terraform binary. Neither skips:
-// a missing binary or schema file fails the test with the command that fixes
-// it.
+// TF_CLI_CONFIG_FILE; Terraform locates the terraform binary. Neither skips
+// for a missing binary: that fails the test with the command that fixes it.
+// Under -short both skip the calling test: the fast tier runs no Terraform
+// (make test runs the full suite).
 //
 // Packages that use CLIConfig should remove the mirror when they finish:
 //
@@ -41,11 +42,21 @@ var (
 // in the same process reuse it.
 func CLIConfig(t testing.TB) string {
 	t.Helper()
+	SkipShort(t)
 	once.Do(func() { cliConfig, buildErr = build() })
 	if buildErr != nil {
 		t.Fatalf("tfprovidertest: %v", buildErr)
 	}
 	return cliConfig
+}
+
+// SkipShort skips t under -short: it runs Terraform, which the fast tier
+// leaves out.
+func SkipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs Terraform: not in the -short tier")
+	}
 }
 
 // Cleanup removes the mirror CLIConfig built, if any.
@@ -58,6 +69,7 @@ func Cleanup() {
 // Terraform returns the terraform binary: $TERRAFORM, else <repo>/bin/terraform.
 func Terraform(t testing.TB) string {
 	t.Helper()
+	SkipShort(t)
 	if p := os.Getenv("TERRAFORM"); p != "" {
 		if _, err := os.Stat(p); err != nil {
 			t.Fatalf("tfprovidertest: TERRAFORM=%s: %v", p, err)

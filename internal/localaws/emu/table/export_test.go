@@ -1,0 +1,4 @@
+package table
+
+// TopLevelRemoves exposes topLevelRemoves to the external tests.
+var TopLevelRemoves = topLevelRemoves
