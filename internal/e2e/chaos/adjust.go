@@ -157,7 +157,7 @@ func rejudge(web *fixtureweb.Web, rep *demo.Report, h *History, s Summary) (requ
 	}
 	surplus := max(0, s.Abandoned-int(h.Faults.Stats.Kills))
 	e := &rep.Expected
-	e.Finished, e.FailedFatal, e.FailedExhausted, e.Requests = 0, 0, 0, 0
+	e.Finished, e.FailedFatal, e.FailedRobots, e.FailedExhausted, e.Requests = 0, 0, 0, 0, 0
 	var mismatches []demo.Mismatch
 	for _, m := range rep.Mismatches {
 		if m.TaskID == "" {

@@ -23,7 +23,10 @@ func TestRejudgeKilledClaims(t *testing.T) {
 	t.Parallel()
 	h := loadFixture(t, "clean.json")
 	const lines = 40
-	web, err := fixtureweb.New(fixtureweb.Config{Seed: 5, Sites: lines, Mix: ChaosMix(), BaseURL: "http://127.0.0.1:45173"})
+	// The history was recorded with a scraper that fetched no key pages
+	// and read no robots.txt (a BaseURL web has none): the limits say so.
+	web, err := fixtureweb.New(fixtureweb.Config{Seed: 5, Sites: lines, Mix: ChaosMix(), BaseURL: "http://127.0.0.1:45173",
+		Limits: fixtureweb.Limits{MaxPages: -1}})
 	require.NoError(t, err)
 	input := web.Input(lines)
 	parsed, err := cli.ParseInput(bytes.NewReader(input))
