@@ -148,21 +148,18 @@ func extractContent(page []byte, pageURL *url.URL) (Content, error) {
 	return c, nil
 }
 
-// dropHeadline removes the content's first heading when it comes before
-// any text, and figure captions: the document keeps the page's title and
-// h1 in fields of their own, so the main text is the body after them.
-// (Article benchmarks follow the same convention: docs/extraction.md.)
-func dropHeadline(body *html.Node) {
-	var remove []*html.Node
+// headlineNodes finds the content's first heading when it comes before
+// any text, and its figure captions.
+func headlineNodes(body *html.Node) (heads, captions []*html.Node) {
 	seenText := false
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
 			switch {
 			case ch.Type == html.ElementNode && ch.DataAtom == atom.Figcaption:
-				remove = append(remove, ch)
+				captions = append(captions, ch)
 			case ch.Type == html.ElementNode && ch.DataAtom == atom.H1 && !seenText:
-				remove = append(remove, ch)
+				heads = append(heads, ch)
 				seenText = true
 			case ch.Type == html.TextNode && strings.TrimSpace(ch.Data) != "":
 				seenText = true
@@ -172,36 +169,34 @@ func dropHeadline(body *html.Node) {
 		}
 	}
 	walk(body)
-	for _, n := range remove {
+	return heads, captions
+}
+
+// dropHeadline removes the content's leading headline and its figure
+// captions (headlineNodes): the document keeps the page's title and h1 in
+// fields of their own, so the main text is the body after them. (Article
+// benchmarks follow the same convention: docs/extraction.md.)
+func dropHeadline(body *html.Node) {
+	heads, captions := headlineNodes(body)
+	for _, n := range append(heads, captions...) {
 		n.Parent.RemoveChild(n)
 	}
 }
 
 // stripHeadline removes from text, the extractor's rendering of body, the
-// content's leading headline and its figure captions (see dropHeadline).
-// The text is edited rather than re-rendered, so that the library's own
-// rendering (go-trafilatura's ContentText is computed before its last
-// clean-up of the node) is what remains.
+// text of the content's leading headline and its figure captions. The text
+// is edited rather than re-rendered, so that the library's own rendering
+// (go-trafilatura's ContentText is computed before its last clean-up of
+// the node) is what remains.
 func stripHeadline(body *html.Node, text string) string {
+	hn, cn := headlineNodes(body)
 	var heads, captions []string
-	seenText := false
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
-			switch {
-			case ch.Type == html.ElementNode && ch.DataAtom == atom.Figcaption:
-				captions = append(captions, strings.TrimSpace(renderText(ch)))
-			case ch.Type == html.ElementNode && ch.DataAtom == atom.H1 && !seenText:
-				heads = append(heads, strings.TrimSpace(renderText(ch)))
-				seenText = true
-			case ch.Type == html.TextNode && strings.TrimSpace(ch.Data) != "":
-				seenText = true
-			default:
-				walk(ch)
-			}
-		}
+	for _, n := range hn {
+		heads = append(heads, strings.TrimSpace(renderText(n)))
 	}
-	walk(body)
+	for _, n := range cn {
+		captions = append(captions, strings.TrimSpace(renderText(n)))
+	}
 	text = strings.TrimSpace(text)
 	for _, h := range heads {
 		if h != "" {
