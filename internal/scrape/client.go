@@ -23,7 +23,7 @@ import (
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/transform"
 
-	"github.com/taskpipe/taskpipe/internal/site"
+	"github.com/taskpipe/taskpipe/internal/maintext"
 	"github.com/taskpipe/taskpipe/internal/task"
 	"github.com/taskpipe/taskpipe/internal/weburl"
 )
@@ -276,7 +276,7 @@ func (c *Client) get(ctx context.Context, u *url.URL, accept string, read func(f
 // declared media type sniffs as HTML, converts its charset to UTF-8 and
 // parses it from at most maxBytes of UTF-8: a charset can triple the size
 // (x-user-defined turns each high byte into three bytes), and neither cut
-// is an error (Summary.Truncated). It keeps the first site.MaxContentInput
+// is an error (Summary.Truncated). It keeps the first maintext.MaxContentInput
 // bytes of UTF-8 in Page.Content. contentType is the response's
 // Content-Type header, possibly empty.
 func ReadPage(body io.Reader, contentType string, pageURL *url.URL, maxBytes int64) (Page, error) {
@@ -300,7 +300,7 @@ func ReadPage(body io.Reader, contentType string, pageURL *url.URL, maxBytes int
 		decoded = &capReader{r: transform.NewReader(br, enc.NewDecoder()), left: maxBytes}
 		r = decoded
 	}
-	prefix := &prefixWriter{left: site.MaxContentInput}
+	prefix := &prefixWriter{left: maintext.MaxContentInput}
 	p, err := Parse(io.TeeReader(r, prefix), pageURL)
 	if err != nil {
 		// Parse fails only when reading does: a reset, a timeout, a

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taskpipe/taskpipe/internal/maintext"
 	"github.com/taskpipe/taskpipe/internal/site"
 	"github.com/taskpipe/taskpipe/internal/task"
 	"github.com/taskpipe/taskpipe/internal/weburl"
@@ -217,7 +218,7 @@ func (cr *crawl) addPage(ctx context.Context, u *url.URL, role site.PageRole, pr
 		Title: p.Title, Description: p.Description, H1: p.H1, Canonical: p.Canonical, Alternates: p.Alternates,
 		TextLength: p.TextLength, InternalLinks: p.InternalLinks, ExternalLinks: p.ExternalLinks, Truncated: p.Truncated,
 	}
-	content, err := site.ExtractContent(ctx, p.Content, final, cr.c.opts.ContentTimeout)
+	content, err := maintext.Extract(ctx, p.Content, final, cr.c.opts.ContentTimeout)
 	page.Text, page.Markdown, page.ContentTruncated = content.Text, content.Markdown, content.Truncated
 	if err != nil {
 		page.ContentError = strings.TrimPrefix(err.Error(), "site: extract content: ")

@@ -6,7 +6,7 @@
 // summarized in one streaming pass (title, description, canonical URL,
 // language, first heading, link counts, e-mail addresses, social profiles,
 // links, tel: links, JSON-LD, hreflang) and its main content extracted
-// (site.ExtractContent). Client.Scrape fetches one page only. It knows
+// (maintext.Extract). Client.Scrape fetches one page only. It knows
 // nothing about tasks or AWS; it classifies its errors with task.Fatal,
 // task.Retryable, task.Robots and task.OptedOut so that the scraper's
 // decision table can read task.KindOf(err).

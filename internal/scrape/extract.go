@@ -141,7 +141,7 @@ type Page struct {
 	// VisibleText is the visible text, space-separated, at most 256 KiB.
 	VisibleText string
 	// Content is the UTF-8 prefix of the page (at most
-	// site.MaxContentInput) for main-content extraction; set by ReadPage.
+	// maintext.MaxContentInput) for main-content extraction; set by ReadPage.
 	Content []byte
 }
 

@@ -304,10 +304,10 @@ func absURL(base *url.URL, ref string) string {
 	return u.String()
 }
 
-// microdata returns the schema.org organisations marked up with microdata
+// Microdata returns the schema.org organisations marked up with microdata
 // (HTML §5.2) in doc: top-level items whose itemtype is an organisation,
 // with their properties; nested items become nested things.
-func microdata(doc *html.Node, pageURL *url.URL) []Organization {
+func Microdata(doc *html.Node, pageURL *url.URL) []Organization {
 	var orgs []Organization
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {

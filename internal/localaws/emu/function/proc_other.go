@@ -2,7 +2,10 @@
 
 package function
 
-import "syscall"
+import (
+	"syscall"
+	"time"
+)
 
 // procAttr puts the bootstrap in its own process group, so a timeout or a
 // kill ends everything it started.
@@ -13,3 +16,7 @@ func procAttr() *syscall.SysProcAttr {
 // peakRSSKB is not measured outside Linux (it needs /proc); REPORT lines
 // then say 0 MB.
 func peakRSSKB(int) int64 { return 0 }
+
+// cpuTime is not measured outside Linux; the init limit then counts wall
+// time.
+func cpuTime(int) (time.Duration, bool) { return 0, false }

@@ -174,9 +174,20 @@ func TestNextWithoutAnswerFailsTheInvocation(t *testing.T) {
 	inv, result := f.invoke(`{}`)
 	resp, _ := f.do(http.MethodGet, "/2018-06-01/runtime/invocation/next", "", nil)
 	require.Equal(t, inv.id, resp.Header.Get("Lambda-Runtime-Aws-Request-Id"))
+	// The second poll blocks until the next assignment. Its context ends
+	// before the server closes (cleanups run last-registered first), so
+	// httptest.Server.Close, which waits for active requests, cannot hang
+	// on it whatever the order the connection and the cleanup race in.
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
 	go func() {
-		// Blocks until the next assignment; ends when the test's server closes.
-		_, _ = http.Get(f.url + "/2018-06-01/runtime/invocation/next")
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.url+"/2018-06-01/runtime/invocation/next", nil)
+		if err != nil {
+			return
+		}
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			_ = resp.Body.Close()
+		}
 	}()
 	res := <-result
 	require.Equal(t, "Unhandled", res.FunctionError)

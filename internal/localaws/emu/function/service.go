@@ -72,7 +72,8 @@ type Options struct {
 	// Lambda does not document its own figure.
 	IdleTimeout time.Duration
 	// InitTimeout bounds a process's start-up, from exec to its first
-	// /next (default 10 s, Lambda's init phase limit).
+	// /next (default 10 s, Lambda's init phase limit), counted in the
+	// process's CPU time on a shared host (initTimeLeft).
 	InitTimeout time.Duration
 	// AsyncRetryDelays are the waits before the retries of a failed
 	// asynchronous invocation; its length is the number of retries

@@ -1,4 +1,4 @@
-package site
+package maintext
 
 // The scoring of the extraction evaluation (docs/extraction.md): token
 // 4-gram shingle precision, recall and F1 per page, averaged over the

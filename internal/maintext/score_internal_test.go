@@ -1,4 +1,4 @@
-package site
+package maintext
 
 import (
 	"bytes"
