@@ -83,11 +83,11 @@ type Options struct {
 type Service struct {
 	opts Options
 
-	mu         sync.Mutex
-	metrics    *store
-	alarms     map[string]*alarmDef
-	history    []historyEntry
-	dash       *Dashboards
+	mu      sync.Mutex
+	metrics *store
+	alarms  map[string]*alarmDef
+	history []historyEntry
+	dash    *Dashboards
 
 	startOnce sync.Once
 	closeOnce sync.Once
@@ -128,12 +128,12 @@ func New(opts Options) *Service {
 		opts.Dashboards = NewDashboards()
 	}
 	return &Service{
-		opts:       opts,
-		metrics:    newStore(),
-		alarms:     map[string]*alarmDef{},
-		dash:       opts.Dashboards,
-		stop:       make(chan struct{}),
-		done:       make(chan struct{}),
+		opts:    opts,
+		metrics: newStore(),
+		alarms:  map[string]*alarmDef{},
+		dash:    opts.Dashboards,
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
 	}
 }
 
