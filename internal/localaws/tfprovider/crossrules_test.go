@@ -225,3 +225,22 @@ func TestCrossRulesCoverModuleResources(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanForceNewFromSource: ForceNew attributes read from the provider
+// source besides those in rules_*.go's first pass.
+func TestPlanForceNewFromSource(t *testing.T) {
+	t.Parallel()
+	const fn = `{"function_name":"f","role":"arn:aws:iam::000000000000:role/r","handler":"bootstrap","runtime":"provided.al2023","filename":"f.zip","source_code_hash":"h1"`
+	runRealPlanCases(t, "aws_lambda_function", []planCase{{
+		name: "tenancy_config replaces the function", prior: fn + `,"tenancy_config":[{"tenant_isolation_mode":"PER_TENANT"}]}`, config: fn + `}`,
+		check: func(t *testing.T, _, _ cty.Value, replace []cty.Path) {
+			require.Equal(t, []cty.Path{path("tenancy_config")}, replace)
+		},
+	}})
+	runRealPlanCases(t, "aws_cloudwatch_log_group", []planCase{{
+		name: "log_group_class replaces the group", prior: `{"name":"g","log_group_class":"STANDARD"}`, config: `{"name":"g","log_group_class":"INFREQUENT_ACCESS"}`,
+		check: func(t *testing.T, _, _ cty.Value, replace []cty.Path) {
+			require.Equal(t, []cty.Path{path("log_group_class")}, replace)
+		},
+	}})
+}
