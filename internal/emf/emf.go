@@ -65,6 +65,10 @@ const (
 	// EnrichDropped (enrich, Count): stream records dropped because they
 	// are not task records.
 	EnrichDropped = "EnrichDropped"
+	// KeyPagesSkipped (scraper, Count): key pages a crawl chose but did
+	// not fetch because its time or byte budget (or a Crawl-delay that
+	// did not fit it) ran out first; the document records each.
+	KeyPagesSkipped = "KeyPagesSkipped"
 )
 
 // Dimension names.

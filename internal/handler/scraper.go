@@ -221,6 +221,9 @@ func (s *Scraper) work(ctx context.Context, log *slog.Logger, msg events.SQSMess
 
 	var result json.RawMessage
 	if err == nil {
+		if n := skippedFetches(doc); n > 0 {
+			s.record(log, nil, emf.Count(emf.KeyPagesSkipped, n))
+		}
 		result, err = s.result(doc)
 	}
 	switch kind := task.KindOf(err); {
@@ -239,6 +242,19 @@ func (s *Scraper) work(ctx context.Context, log *slog.Logger, msg events.SQSMess
 	default:
 		return s.release(ctx, log, msg, t, token, err)
 	}
+}
+
+// skippedFetches counts the key pages the crawl's budget left unfetched.
+func skippedFetches(doc *site.Document) int {
+	n := 0
+	if doc != nil {
+		for _, f := range doc.Fetches {
+			if f.Outcome == site.FetchSkipped {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // result is what the row keeps of a document: the bounded summary of the

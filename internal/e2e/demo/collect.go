@@ -212,6 +212,7 @@ func (r *runner) readMetrics(ctx context.Context) (Metrics, error) {
 		{emf.Namespace, emf.StuckFailed, nil, &m.StuckFailed},
 		{emf.Namespace, emf.ReconcileIncomplete, nil, &m.ReconcileIncomplete},
 		{emf.Namespace, emf.EnrichDropped, nil, &m.EnrichDropped},
+		{emf.Namespace, emf.KeyPagesSkipped, nil, &m.KeyPagesSkipped},
 		{"AWS/EventBridge/Pipes", "EventCount", pipe, &m.PipeEvents},
 		{"AWS/EventBridge/Pipes", "Invocations", pipe, &m.PipeInvocations},
 		{"AWS/EventBridge/Pipes", "ExecutionFailed", pipe, &m.PipeFailed},

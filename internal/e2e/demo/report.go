@@ -138,6 +138,7 @@ type Metrics struct {
 	StaleClaims, PoisonForwarded, MessagesRetried  float64
 	Redispatched, StuckFailed, ReconcileIncomplete float64
 	EnrichDropped                                  float64
+	KeyPagesSkipped                                float64
 	PipeEvents, PipeInvocations, PipeFailed        float64
 }
 
