@@ -24,6 +24,7 @@ import (
 
 	"github.com/taskpipe/taskpipe/internal/dynamostore"
 	"github.com/taskpipe/taskpipe/internal/handler"
+	"github.com/taskpipe/taskpipe/internal/shard"
 	"github.com/taskpipe/taskpipe/internal/task"
 )
 
@@ -42,7 +43,10 @@ type deployment struct {
 	cw      *cloudwatch.Client
 	logs    *cloudwatchlogs.Client
 	streams *dynamodbstreams.Client
-	store   *dynamostore.Store
+	// shards reads the table's stream: one read per shard at a time, the
+	// Pipe being the other reader AWS allows (package shard).
+	shards *shard.Reader
+	store  *dynamostore.Store
 
 	// queue facts read once after the apply
 	workQueueARN    string
@@ -66,6 +70,7 @@ func connect(t *testing.T, tgt target, opts *terraform.Options) *deployment {
 	d.cw = cloudwatch.NewFromConfig(cfg)
 	d.logs = cloudwatchlogs.NewFromConfig(cfg)
 	d.streams = dynamodbstreams.NewFromConfig(cfg)
+	d.shards = &shard.Reader{API: d.streams, Budget: d.timing.wait(3 * time.Second)}
 	shards := 0
 	if v := d.out.LambdaEnv["LIVE_SHARDS"]; v != "" {
 		if shards, err = strconv.Atoi(v); err != nil {

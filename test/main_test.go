@@ -4,8 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"sort"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -34,7 +36,11 @@ func TestMain(m *testing.M) {
 		}
 	}
 	start := time.Now()
+	stopGuard := guardTeardown(start)
 	code := m.Run()
+	if !stopGuard() {
+		select {} // the guard is tearing down and exits the process
+	}
 	if err := tearDown(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		if code == 0 {
@@ -55,6 +61,76 @@ func TestMain(m *testing.M) {
 		printRecords(time.Since(start))
 	}
 	os.Exit(code)
+}
+
+// guardTeardown makes the teardown run when the run does not end on its
+// own: on Ctrl-C or SIGTERM, and teardownReserve before go test's
+// -timeout, whose panic would end the process without running anything
+// after m.Run. It then destroys the deployment and exits 1 (waiting on the
+// state lock for an apply in flight, which Ctrl-C also stops). stop ends
+// the guard and reports false if the guard has started a teardown.
+func guardTeardown(start time.Time) (stop func() bool) {
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	var deadline <-chan time.Time
+	if f := flag.Lookup("test.timeout"); f != nil {
+		if timeout, ok := f.Value.(flag.Getter).Get().(time.Duration); ok && timeout > 0 {
+			reserve := min(teardownReserve, timeout/3)
+			timer := time.NewTimer(time.Until(start.Add(timeout - reserve)))
+			defer func() { stop = chainStop(stop, timer.Stop) }()
+			deadline = timer.C
+		}
+	}
+	var mu sync.Mutex
+	aborting, done := false, make(chan struct{})
+	go func() {
+		var why string
+		select {
+		case <-done:
+			return
+		case s := <-sig:
+			why = "interrupted (" + s.String() + ")"
+		case <-deadline:
+			why = fmt.Sprintf("%s before go test's -timeout", teardownReserve)
+		}
+		mu.Lock()
+		aborting = true
+		mu.Unlock()
+		fmt.Fprintf(os.Stderr, "\n%s: tearing down the deployment before exiting (do not interrupt again: that would stop terraform destroy)\n", why)
+		go func() {
+			for s := range sig {
+				fmt.Fprintf(os.Stderr, "%s: still tearing down; if you must stop, sweep the leftovers afterwards (test/README.md)\n", s)
+			}
+		}()
+		if err := tearDown(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+		tfprovidertest.Cleanup()
+		for _, p := range suite.scratch {
+			fmt.Fprintln(os.Stderr, "kept for inspection:", p)
+		}
+		os.Exit(1)
+	}()
+	return func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if aborting {
+			return false
+		}
+		close(done)
+		signal.Stop(sig)
+		return true
+	}
+}
+
+func chainStop(stop func() bool, also func() bool) func() bool {
+	return func() bool {
+		ok := stop()
+		if ok {
+			also()
+		}
+		return ok
+	}
 }
 
 // records are the key numbers of each scenario, for the summary.

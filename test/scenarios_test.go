@@ -1,10 +1,26 @@
 package test
 
 import (
+	"runtime/debug"
 	"testing"
 
 	test_structure "github.com/gruntwork-io/terratest/modules/test-structure"
 )
+
+// validate runs a scenario's body as the "validate" stage. A panic in the
+// body fails the scenario instead of ending the process: a panicking test
+// ends the binary before TestMain's teardown, leaving the deployment.
+func validate(t *testing.T, body func()) {
+	t.Helper()
+	test_structure.RunTestStage(t, "validate", func() {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Errorf("panic: %v\n%s", r, debug.Stack())
+			}
+		}()
+		body()
+	})
+}
 
 // The ten seed scenarios. Each is one test: it takes the shared deployment
 // (applied by the first scenario that runs, destroyed by TestMain) and
@@ -21,14 +37,14 @@ import (
 // the task is claimed a second time and finishes (attempts 2).
 func TestWorkerFails(t *testing.T) {
 	d := sharedScenario(t)
-	test_structure.RunTestStage(t, "validate", func() { workerFails(t, d) })
+	validate(t, func() { workerFails(t, d) })
 }
 
 // TestHappyPath: 200 tasks submitted with taskpipe submit all finish, each
 // with the page's extracted summary.
 func TestHappyPath(t *testing.T) {
 	d := sharedScenario(t)
-	test_structure.RunTestStage(t, "validate", func() { happyPath(t, d) })
+	validate(t, func() { happyPath(t, d) })
 }
 
 // TestDuplicateDelivery: the same task inserted as Pending twice and its
@@ -36,14 +52,14 @@ func TestHappyPath(t *testing.T) {
 // delivery is acknowledged and skipped.
 func TestDuplicateDelivery(t *testing.T) {
 	d := sharedScenario(t)
-	test_structure.RunTestStage(t, "validate", func() { duplicateDelivery(t, d) })
+	validate(t, func() { duplicateDelivery(t, d) })
 }
 
 // TestPoisonMessage: an unparseable work message lands in the work DLQ
 // with its reason, the DLQ alarm fires, other tasks are unaffected.
 func TestPoisonMessage(t *testing.T) {
 	d := sharedScenario(t)
-	test_structure.RunTestStage(t, "validate", func() { poisonMessage(t, d) })
+	validate(t, func() { poisonMessage(t, d) })
 }
 
 // TestFatalAndRetryable: fatal URLs fail at once without a retry;
@@ -51,14 +67,14 @@ func TestPoisonMessage(t *testing.T) {
 // maxAttempts.
 func TestFatalAndRetryable(t *testing.T) {
 	d := sharedScenario(t)
-	test_structure.RunTestStage(t, "validate", func() { fatalAndRetryable(t, d) })
+	validate(t, func() { fatalAndRetryable(t, d) })
 }
 
 // TestTrafficSpike: 3,575 tasks inserted at once all end, and the scraper
 // never runs more copies at once than its configured cap.
 func TestTrafficSpike(t *testing.T) {
 	d := exclusiveScenario(t)
-	test_structure.RunTestStage(t, "validate", func() { trafficSpike(t, d) })
+	validate(t, func() { trafficSpike(t, d) })
 }
 
 // TestPipeTargetFailure: the pipe cannot deliver, bisects, retries and
@@ -66,7 +82,7 @@ func TestTrafficSpike(t *testing.T) {
 // they finish.
 func TestPipeTargetFailure(t *testing.T) {
 	d := exclusiveScenario(t)
-	test_structure.RunTestStage(t, "validate", func() { pipeTargetFailure(t, d) })
+	validate(t, func() { pipeTargetFailure(t, d) })
 }
 
 // TestStuckTasks: a Pending task whose dispatch was lost and Running tasks
@@ -74,7 +90,7 @@ func TestPipeTargetFailure(t *testing.T) {
 // or failed as stuck when no attempt is left.
 func TestStuckTasks(t *testing.T) {
 	d := exclusiveScenario(t)
-	test_structure.RunTestStage(t, "validate", func() { stuckTasks(t, d) })
+	validate(t, func() { stuckTasks(t, d) })
 }
 
 // TestFilterEditWithoutCodeDeploy: changing the pipe's filter variable
@@ -82,7 +98,7 @@ func TestStuckTasks(t *testing.T) {
 // filter's behaviour is observed.
 func TestFilterEditWithoutCodeDeploy(t *testing.T) {
 	d := exclusiveScenario(t)
-	test_structure.RunTestStage(t, "validate", func() { filterEdit(t, d) })
+	validate(t, func() { filterEdit(t, d) })
 }
 
 // TestDLQRedrive: after an outage sent work messages to the work DLQ, a
@@ -90,5 +106,5 @@ func TestFilterEditWithoutCodeDeploy(t *testing.T) {
 // them back and their tasks finish.
 func TestDLQRedrive(t *testing.T) {
 	d := exclusiveScenario(t)
-	test_structure.RunTestStage(t, "validate", func() { dlqRedrive(t, d) })
+	validate(t, func() { dlqRedrive(t, d) })
 }

@@ -44,6 +44,17 @@ const (
 	envRetryableURL = "TASKPIPE_TEST_RETRYABLE_URL"
 )
 
+// teardownReserve is how long before go test's -timeout the suite stops
+// and destroys the stack (guardTeardown): a destroy of examples/complete
+// waits for the pipe, the event source mapping and the table to go, and
+// may retry, which takes minutes.
+const teardownReserve = 25 * time.Minute
+
+// minTimeout is the shortest go test -timeout the AWS target starts with:
+// a run takes 30–45 minutes of scenarios plus the apply and the reserve
+// for the teardown (make test/aws passes 100m).
+const minTimeout = 80 * time.Minute
+
 // awsTimings are short enough for a test run and long enough for real
 // fetches over the internet: 30 s of scraper time (25 s of fetching), a
 // visibility timeout of 6 × 30 s. Waits are five times the local ones
@@ -76,6 +87,10 @@ func newTarget(t *testing.T) target {
 	}
 	if region == "" {
 		t.Fatal("the aws target needs AWS_REGION (and credentials the SDK's default chain finds)")
+	}
+	if dl, ok := t.Deadline(); ok && time.Until(dl) < minTimeout-5*time.Minute {
+		t.Fatalf("go test -timeout leaves %s: too short for the AWS target (scenarios 30–45 min, apply, %s kept for the teardown); use -timeout %s or more (make test/aws)",
+			time.Until(dl).Round(time.Minute), teardownReserve, minTimeout)
 	}
 	if strings.Contains(os.Getenv("TF_CLI_CONFIG_FILE"), "tfmirror") {
 		t.Fatalf("TF_CLI_CONFIG_FILE=%s installs the local provider; unset it for the aws target", os.Getenv("TF_CLI_CONFIG_FILE"))

@@ -37,6 +37,11 @@ import (
 // counts hold. The lease is the module's minimum (above 30 s); the
 // visibility timeout exceeds it, so a dead worker's message comes back
 // after its lease has expired.
+// teardownReserve is how long before go test's -timeout the suite stops
+// and destroys the local deployment (guardTeardown); a destroy takes
+// seconds.
+const teardownReserve = 2 * time.Minute
+
 var localTimings = timings{
 	ScraperTimeout: 8,
 	Visibility:     48, // 6 × 8

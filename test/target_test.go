@@ -232,6 +232,15 @@ func setUp(t *testing.T) *deployment {
 			NoColor:         true,
 			Logger:          logger.TestingT,
 		})
+		// CreatePipe answers "Cannot access stream" until a new table's
+		// stream and the pipe role's policy have propagated, which takes
+		// a minute or two on AWS
+		// (https://github.com/hashicorp/terraform-provider-aws/issues/40572):
+		// apply again (the failed pipe is tainted and replaced) for up to
+		// 4 minutes.
+		opts.RetryableTerraformErrors[`Cannot access stream`] = "the pipe's source stream or role has not propagated yet"
+		opts.MaxRetries = 8
+		opts.TimeBetweenRetries = 30 * time.Second
 		suite.opts = opts
 		test_structure.SaveTerraformOptions(t, dir, opts)
 		if _, err := terraform.InitAndApplyE(t, opts); err != nil {
@@ -310,6 +319,9 @@ func tearDown() error {
 				if err != nil {
 					mt.Fatalf("teardown: %v", err)
 				}
+				// An apply still in flight (the run was interrupted or ran
+				// out of time) holds the state lock until it stops.
+				opts.LockTimeout = "15m"
 				if !testing.Verbose() {
 					// No *testing.T holds the output back here: keep
 					// terraform's log out of a quiet run.

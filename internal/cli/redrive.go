@@ -7,20 +7,16 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/taskpipe/taskpipe/internal/dynamostore"
 	"github.com/taskpipe/taskpipe/internal/message"
+	"github.com/taskpipe/taskpipe/internal/shard"
 	"github.com/taskpipe/taskpipe/internal/sqsqueue"
 	"github.com/taskpipe/taskpipe/internal/task"
 )
-
-// maxEmptyReads is how many empty GetRecords pages in a row end a range
-// read that has not reached its end sequence number.
-const maxEmptyReads = 5
 
 var dlqRedriveHelp = help{
 	name:     "dlq redrive",
@@ -103,7 +99,7 @@ func (e *Env) DLQRedrive(ctx context.Context, args []string) error {
 		if err != nil {
 			return errors.Join(append(errs, err)...)
 		}
-		p := &pipeRedrive{env: e, sqs: c.sqs, streams: c.streams, store: store, dlq: dlq, workQ: workQ, run: *run, max: *maxN}
+		p := &pipeRedrive{env: e, sqs: c.sqs, reader: &shard.Reader{API: c.streams, Now: e.now, Sleep: e.sleep}, store: store, dlq: dlq, workQ: workQ, run: *run, max: *maxN}
 		if err := p.do(ctx); err != nil {
 			errs = append(errs, err)
 		}
@@ -194,14 +190,15 @@ func ourMoveTask(list []types.ListMessageMoveTasksResultEntry, handle string) (t
 
 // pipeRedrive re-dispatches the tasks that pipe DLQ pointers cover.
 type pipeRedrive struct {
-	env     *Env
-	sqs     SQSAPI
-	streams StreamsAPI
-	store   *dynamostore.Store
-	dlq     string
-	workQ   string
-	run     string
-	max     int
+	env *Env
+	sqs SQSAPI
+	// reader reads the pointers' ranges, one at a time per shard.
+	reader *shard.Reader
+	store  *dynamostore.Store
+	dlq    string
+	workQ  string
+	run    string
+	max    int
 
 	// counts
 	pointers, deleted, invalid, records, covered, sent, skipped int
@@ -353,57 +350,25 @@ func (p *pipeRedrive) delete(ctx context.Context, m types.Message) {
 }
 
 // readRange returns the distinct task ids of the records from the batch's
-// start to its end sequence number, and how many records it read.
+// start to its end sequence number, and how many records it read. Empty
+// pages do not end the range (GetRecords may need several calls to reach
+// records); the reader's budget does, as an error.
 func (p *pipeRedrive) readRange(ctx context.Context, b *StreamBatch) ([]string, int, error) {
-	it, err := p.streams.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{
-		StreamArn:         aws.String(b.StreamArn),
-		ShardId:           aws.String(b.ShardID),
-		ShardIteratorType: streamtypes.ShardIteratorTypeAtSequenceNumber,
-		SequenceNumber:    aws.String(b.StartSequenceNumber),
-	})
+	res, err := p.reader.Read(ctx, shard.Range{StreamARN: b.StreamArn, ShardID: b.ShardID,
+		From: b.StartSequenceNumber, To: b.EndSequenceNumber})
+	var ids []string
+	seen := map[string]bool{}
+	for _, r := range res.Records {
+		if id := recordTaskID(r.Dynamodb); id != "" && !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
 	if err != nil {
-		return nil, 0, streamErr("get shard iterator", err)
+		return ids, len(res.Records), streamErr("read the stream", err)
 	}
-	var (
-		ids   []string
-		seen  = map[string]bool{}
-		n     int
-		empty int
-		iter  = it.ShardIterator
-	)
-	for iter != nil {
-		out, err := p.streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: iter})
-		if err != nil {
-			return ids, n, streamErr("get records", err)
-		}
-		if len(out.Records) == 0 {
-			if empty++; empty >= maxEmptyReads {
-				return ids, n, fmt.Errorf("read shard %s: %d empty pages before endSequenceNumber %s", b.ShardID, empty, b.EndSequenceNumber)
-			}
-		} else {
-			empty = 0
-		}
-		for _, r := range out.Records {
-			if r.Dynamodb == nil {
-				continue
-			}
-			seq := aws.ToString(r.Dynamodb.SequenceNumber)
-			if compareSequence(seq, b.EndSequenceNumber) > 0 {
-				return ids, n, nil
-			}
-			n++
-			if id := recordTaskID(r.Dynamodb); id != "" && !seen[id] {
-				seen[id] = true
-				ids = append(ids, id)
-			}
-			if compareSequence(seq, b.EndSequenceNumber) == 0 {
-				return ids, n, nil
-			}
-		}
-		iter = out.NextShardIterator
-	}
-	// A closed shard ended; the range is complete as far as it exists.
-	return ids, n, nil
+	// Complete, or a closed shard ended: the range as far as it exists.
+	return ids, len(res.Records), nil
 }
 
 func recordTaskID(r *streamtypes.StreamRecord) string {

@@ -34,7 +34,9 @@ var submitHelp = help{
 Creates one Pending task per URL in FILE (or standard input, also for "-");
 the Pipe dispatches them. FILE holds URLs one per line, or CSV with a header
 that has a "url" column (quoted fields allowed). Blank lines and lines that
-start with # are ignored.
+start with # are ignored. A CSV row with more fields than the header is
+rejected: quote a URL that has a comma. FILE must be UTF-8 (not UTF-16)
+with LF or CRLF line endings, at most 256 MiB and 9,999,999 lines.
 
 Each URL is normalized (https:// is assumed; fragments, default ports and
 credentials are not kept). A line that is not a website URL is reported on
