@@ -13,13 +13,14 @@ import (
 // forbidden are import-path prefixes that must never be linked into a
 // deployed function: the local cloud and local provider, the end-to-end
 // harness, the build tools, the operator CLI, and the engines and protocols
-// those use (minidyn, Terraform, Terratest).
+// those use (minidyn, gofakes3, Terraform, Terratest).
 var forbidden = []string{
 	"github.com/taskpipe/taskpipe/internal/localaws",
 	"github.com/taskpipe/taskpipe/internal/e2e",
 	"github.com/taskpipe/taskpipe/internal/buildtool",
 	"github.com/taskpipe/taskpipe/internal/cli",
 	"github.com/truora/minidyn",
+	"github.com/johannesboyne/gofakes3",
 	"github.com/hashicorp/terraform",
 	"github.com/hashicorp/hcl",
 	"github.com/gruntwork-io/terratest",

@@ -26,6 +26,7 @@ const (
 	ServiceMonitoring = "monitoring"
 	ServicePipes      = "pipes"
 	ServiceScheduler  = "scheduler"
+	ServiceS3         = "s3"
 	ServiceSQS        = "sqs"
 	ServiceSTS        = "sts"
 	// ServiceAdmin is the local cloud's own control API (fault injection,
