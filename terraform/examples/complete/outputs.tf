@@ -57,3 +57,13 @@ output "alarm_topic_arn" {
   description = "ARN of the alarm topic; subscribe to it to receive alarms."
   value       = module.pipeline.alarm_topic_arn
 }
+
+output "result_bucket_name" {
+  description = "Name of the bucket of the site documents."
+  value       = module.pipeline.result_bucket_name
+}
+
+output "result_prefix" {
+  description = "Key prefix of the site documents."
+  value       = module.pipeline.result_prefix
+}

@@ -52,3 +52,13 @@ output "lambda_environment" {
   description = "Environment of every function, for running the same code outside Lambda."
   value       = module.pipeline.lambda_environment
 }
+
+output "result_bucket_name" {
+  description = "Name of the bucket of the site documents."
+  value       = module.pipeline.result_bucket_name
+}
+
+output "result_prefix" {
+  description = "Key prefix of the site documents."
+  value       = module.pipeline.result_prefix
+}
