@@ -326,3 +326,31 @@ func writeError(w http.ResponseWriter, e s3Error) {
 	w.WriteHeader(e.status)
 	_, _ = w.Write(buf.Bytes()) // the client went away; nothing left to tell it
 }
+
+// Each calls fn with every object under prefix in bucket name, in key
+// order, for in-process readers (the demo); fn must not keep body.
+func (s *Service) Each(name, prefix string, fn func(key string, body []byte) error) error {
+	var p *gofakes3.Prefix
+	if prefix != "" {
+		p = &gofakes3.Prefix{Prefix: prefix, HasPrefix: true}
+	}
+	list, err := s.backend.ListBucket(name, p, gofakes3.ListBucketPage{})
+	if err != nil {
+		return fmt.Errorf("bucket: list %s: %w", name, err)
+	}
+	for _, c := range list.Contents {
+		obj, err := s.backend.GetObject(name, c.Key, nil)
+		if err != nil {
+			return fmt.Errorf("bucket: get %s/%s: %w", name, c.Key, err)
+		}
+		body, err := io.ReadAll(obj.Contents)
+		_ = obj.Contents.Close() // in memory: nothing to lose
+		if err != nil {
+			return fmt.Errorf("bucket: read %s/%s: %w", name, c.Key, err)
+		}
+		if err := fn(c.Key, body); err != nil {
+			return err
+		}
+	}
+	return nil
+}
