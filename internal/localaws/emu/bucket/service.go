@@ -106,6 +106,15 @@ const defaultEncryption = `<?xml version="1.0" encoding="UTF-8"?>` +
 	`<ApplyServerSideEncryptionByDefault><SSEAlgorithm>AES256</SSEAlgorithm></ApplyServerSideEncryptionByDefault>` +
 	`<BucketKeyEnabled>false</BucketKeyEnabled></Rule></ServerSideEncryptionConfiguration>`
 
+// OperationName implements emu.OperationNamer.
+func (s *Service) OperationName(r *http.Request) string {
+	c := r.Clone(r.Context())
+	virtualHost(c)
+	bucketName, key := splitPath(c.URL.Path)
+	op, _ := operation(c, bucketName, key)
+	return op
+}
+
 // ServeHTTP implements http.Handler.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	virtualHost(r)

@@ -89,6 +89,17 @@ func TestObjectCalls(t *testing.T) {
 	require.Equal(t, int64(1), counts["s3:ListObjectsV2"])
 	require.Equal(t, int64(2), counts["s3:GetObject"])
 	require.Equal(t, int64(1), counts["s3:CreateBucket"])
+
+	// Middleware sees the operation before the service runs (the caller
+	// counters and fault rules match on it).
+	var seen []string
+	rt.Use(func(_ http.ResponseWriter, _ *http.Request, op emu.Op) bool {
+		seen = append(seen, op.String())
+		return false
+	})
+	_, err = cl.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("results"), Key: aws.String("runs/r1/1.json.gz")})
+	require.NoError(t, err)
+	require.Equal(t, []string{"s3:HeadObject"}, seen)
 }
 
 // TestConfigurationSubresources: the bucket settings the Terraform module
