@@ -25,7 +25,9 @@ Exports every task of RUN, in task-id (input line) order, page by page: its
 outcome (id, url, state, attempts, errorKind, lastError, finishedAt) and the
 fields of the scraper's summary (finalUrl, httpStatus, title, description,
 canonical, lang, h1, internalLinks, externalLinks, emails, socials,
-textLength, truncated). The summary is read generically: a field that is
+textLength, truncated), or of the compact summary the scraper keeps since
+it stores each site document in S3 (title, language, pages, emailCount,
+phones, addresses, socialCount, textLength, object, sha256). The summary is read generically: a field that is
 missing or of another type is left empty, and a result that is not a JSON
 object is reported in resultError.
 
@@ -58,7 +60,17 @@ type ResultRow struct {
 	Socials       []Social `json:"socials,omitempty"`
 	TextLength    *int     `json:"textLength,omitempty"`
 	Truncated     bool     `json:"truncated,omitempty"`
-	ResultError   string   `json:"resultError,omitempty"`
+	// The compact summary the scraper keeps since site documents moved to
+	// S3 (site.Summary): counts, and where the document is.
+	Language    string `json:"language,omitempty"`
+	Pages       *int   `json:"pages,omitempty"`
+	EmailsN     *int   `json:"emailCount,omitempty"`
+	Phones      *int   `json:"phones,omitempty"`
+	Addresses   *int   `json:"addresses,omitempty"`
+	SocialsN    *int   `json:"socialCount,omitempty"`
+	Object      string `json:"object,omitempty"`
+	SHA256      string `json:"sha256,omitempty"`
+	ResultError string `json:"resultError,omitempty"`
 }
 
 // Social is one social profile link of a result.
@@ -69,7 +81,8 @@ type Social struct {
 
 var csvColumns = []string{"id", "url", "state", "attempts", "errorKind", "lastError", "finishedAt",
 	"finalUrl", "httpStatus", "title", "description", "canonical", "lang", "h1",
-	"internalLinks", "externalLinks", "emails", "socials", "textLength", "truncated", "resultError"}
+	"internalLinks", "externalLinks", "emails", "socials", "textLength", "truncated",
+	"language", "pages", "emailCount", "phones", "addresses", "socialCount", "object", "sha256", "resultError"}
 
 // NewResultRow flattens a task and its result summary.
 func NewResultRow(t task.Task) ResultRow {
@@ -102,6 +115,11 @@ func NewResultRow(t task.Task) ResultRow {
 	}
 	r.InternalLinks, r.ExternalLinks, r.TextLength = num("internalLinks"), num("externalLinks"), num("textLength")
 	r.Truncated, _ = m["truncated"].(bool)
+	r.Language, r.Object, r.SHA256 = str("language"), str("object"), str("sha256")
+	r.Pages, r.Phones, r.Addresses = num("pages"), num("phones"), num("addresses")
+	// The compact summary counts e-mails and socials; the older one listed
+	// them (read below).
+	r.EmailsN, r.SocialsN = num("emails"), num("socials")
 	if list, ok := m["emails"].([]any); ok {
 		for _, v := range list {
 			if s, ok := v.(string); ok {
@@ -147,7 +165,8 @@ func (r ResultRow) csvRecord() []string {
 	rec := []string{r.ID, r.URL, r.State, strconv.Itoa(r.Attempts), r.ErrorKind, r.LastError, r.FinishedAt,
 		r.FinalURL, status, r.Title, r.Description, r.Canonical, r.Lang, r.H1,
 		opt(r.InternalLinks), opt(r.ExternalLinks), strings.Join(r.Emails, " "), strings.Join(socials, " "),
-		opt(r.TextLength), truncated, r.ResultError}
+		opt(r.TextLength), truncated,
+		r.Language, opt(r.Pages), opt(r.EmailsN), opt(r.Phones), opt(r.Addresses), opt(r.SocialsN), r.Object, r.SHA256, r.ResultError}
 	for i, v := range rec {
 		rec[i] = defuseFormula(v)
 	}

@@ -255,3 +255,24 @@ func TestRetryUsage(t *testing.T) {
 	res := tc.run(t, (*cli.Env).Retry, "", "ghost")
 	require.ErrorContains(t, res.err, "run ghost has no tasks")
 }
+
+// TestResultRowReadsCompactSummary: the row summary the scraper writes
+// since documents moved to S3 (site.Summary) fills the count and object
+// columns.
+func TestResultRowReadsCompactSummary(t *testing.T) {
+	t.Parallel()
+	tk := task.Task{ID: "r/0000001", URL: "https://example.com/", State: task.StateFinished, Attempts: 1,
+		Result: json.RawMessage(`{"title":"Acme","language":"de","pages":3,"emails":2,"phones":1,"addresses":0,"socials":4,"textLength":1200,"object":"runs/r/0000001.json.gz","sha256":"ab12"}`)}
+	r := cli.NewResultRow(tk)
+	require.Equal(t, "Acme", r.Title)
+	require.Equal(t, "de", r.Language)
+	require.Equal(t, 3, *r.Pages)
+	require.Equal(t, 2, *r.EmailsN)
+	require.Equal(t, 1, *r.Phones)
+	require.Equal(t, 4, *r.SocialsN)
+	require.Equal(t, 1200, *r.TextLength)
+	require.Equal(t, "runs/r/0000001.json.gz", r.Object)
+	require.Equal(t, "ab12", r.SHA256)
+	require.Empty(t, r.Emails)
+	require.Empty(t, r.ResultError)
+}

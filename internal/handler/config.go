@@ -30,6 +30,8 @@ const (
 	EnvUserAgent              = "SCRAPER_USER_AGENT"
 	EnvOptOutDomains          = "SCRAPER_OPTOUT_DOMAINS"
 	EnvMaxPages               = "SCRAPER_MAX_PAGES"
+	EnvResultBucket           = "RESULT_BUCKET"
+	EnvResultPrefix           = "RESULT_PREFIX"
 )
 
 // Defaults for optional settings.
@@ -41,6 +43,10 @@ const (
 	// Pending tasks count as lost (3,575 sites at 140 workers).
 	DefaultPendingGrace = 30 * time.Minute
 )
+
+// maxResultPrefix bounds RESULT_PREFIX, so a row's object key stays short
+// (site.MaxSummaryBytes).
+const maxResultPrefix = 256
 
 // maxSeconds bounds every duration setting (one week): a larger value is
 // a unit mistake.
@@ -64,6 +70,10 @@ type ScraperConfig struct {
 	OptOut []string
 	// MaxPages is the key pages per task: 0 for the default, -1 for none.
 	MaxPages int
+	// ResultBucket and ResultPrefix are where the site documents go
+	// (s3store.New): the prefix is "" or ends with "/".
+	ResultBucket string
+	ResultPrefix string
 }
 
 // ReconcilerConfig is the reconciler Lambda's environment.
@@ -195,6 +205,11 @@ func ScraperConfigFromEnv(getenv func(string) string) (ScraperConfig, error) {
 		UserAgent:            r.optional(EnvUserAgent),
 		OptOut:               r.domains(EnvOptOutDomains),
 		MaxPages:             r.integer(EnvMaxPages, 0, 0, 10),
+		ResultBucket:         r.required(EnvResultBucket),
+		ResultPrefix:         r.optional(EnvResultPrefix),
+	}
+	if p := c.ResultPrefix; p != "" && (!strings.HasSuffix(p, "/") || strings.HasPrefix(p, "/") || len(p) > maxResultPrefix) {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: want at most %d characters ending with / and not starting with one", EnvResultPrefix, p, maxResultPrefix))
 	}
 	if c.MaxPages == 0 && r.optional(EnvMaxPages) == "0" {
 		c.MaxPages = -1 // "0" means no key pages, not the default

@@ -19,6 +19,7 @@ func scraperEnv(overrides map[string]string) map[string]string {
 		"TABLE_NAME":     "tasks",
 		"WORK_QUEUE_URL": "https://sqs.eu-west-1.amazonaws.com/000000000000/work",
 		"WORK_DLQ_URL":   "https://sqs.eu-west-1.amazonaws.com/000000000000/work-dlq",
+		"RESULT_BUCKET":  "results",
 	}
 	for k, v := range overrides {
 		env[k] = v
@@ -40,8 +41,8 @@ func TestScraperConfigFromEnv(t *testing.T) {
 			env:  scraperEnv(nil),
 			want: handler.ScraperConfig{TableName: "tasks",
 				WorkQueueURL: "https://sqs.eu-west-1.amazonaws.com/000000000000/work",
-				WorkDLQURL:   "https://sqs.eu-west-1.amazonaws.com/000000000000/work-dlq",
-				Lease:        480 * time.Second, Margin: 15 * time.Second, LogLevel: slog.LevelInfo},
+				WorkDLQURL:   "https://sqs.eu-west-1.amazonaws.com/000000000000/work-dlq", ResultBucket: "results",
+				Lease: 480 * time.Second, Margin: 15 * time.Second, LogLevel: slog.LevelInfo},
 		},
 		{
 			name: "AllSet",
@@ -49,22 +50,24 @@ func TestScraperConfigFromEnv(t *testing.T) {
 				"FUNCTION_TIMEOUT_SECONDS": "420", "MARGIN_SECONDS": "20", "RETRY_BACKOFF_SECONDS": "60",
 				"LIVE_SHARDS": "16", "LOG_LEVEL": "debug",
 				"SCRAPER_USER_AGENT":     "acme-bot/2.1 (+https://acme.example/bot)",
-				"SCRAPER_OPTOUT_DOMAINS": " Example.COM., shop.example.org ,", "SCRAPER_MAX_PAGES": "3"}),
+				"SCRAPER_OPTOUT_DOMAINS": " Example.COM., shop.example.org ,", "SCRAPER_MAX_PAGES": "3",
+				"RESULT_PREFIX": "taskpipe/"}),
 			want: handler.ScraperConfig{TableName: "tasks",
 				WorkQueueURL:         "https://sqs.eu-west-1.amazonaws.com/000000000000/work",
 				WorkDLQURL:           "https://sqs.eu-west-1.amazonaws.com/000000000000/work-dlq",
 				AllowPrivateNetworks: true, Lease: 600 * time.Second, Margin: 20 * time.Second,
 				RetryBackoff: time.Minute, LiveShards: 16, LogLevel: slog.LevelDebug,
 				UserAgent: "acme-bot/2.1 (+https://acme.example/bot)",
-				OptOut:    []string{"example.com", "shop.example.org"}, MaxPages: 3},
+				OptOut:    []string{"example.com", "shop.example.org"}, MaxPages: 3,
+				ResultBucket: "results", ResultPrefix: "taskpipe/"},
 		},
 		{
 			name: "NoKeyPages",
 			env:  scraperEnv(map[string]string{"SCRAPER_MAX_PAGES": "0"}),
 			want: handler.ScraperConfig{TableName: "tasks",
 				WorkQueueURL: "https://sqs.eu-west-1.amazonaws.com/000000000000/work",
-				WorkDLQURL:   "https://sqs.eu-west-1.amazonaws.com/000000000000/work-dlq",
-				Lease:        480 * time.Second, Margin: 15 * time.Second, LogLevel: slog.LevelInfo, MaxPages: -1},
+				WorkDLQURL:   "https://sqs.eu-west-1.amazonaws.com/000000000000/work-dlq", ResultBucket: "results",
+				Lease: 480 * time.Second, Margin: 15 * time.Second, LogLevel: slog.LevelInfo, MaxPages: -1},
 		},
 		{
 			name: "BadPoliteness",
@@ -74,9 +77,15 @@ func TestScraperConfigFromEnv(t *testing.T) {
 				`SCRAPER_MAX_PAGES="11"`},
 		},
 		{
-			name:    "MissingRequired",
-			env:     map[string]string{"WORK_QUEUE_URL": " "},
-			wantErr: []string{"TABLE_NAME is required", "WORK_QUEUE_URL is required", "WORK_DLQ_URL is required"},
+			name: "MissingRequired",
+			env:  map[string]string{"WORK_QUEUE_URL": " "},
+			wantErr: []string{"TABLE_NAME is required", "WORK_QUEUE_URL is required", "WORK_DLQ_URL is required",
+				"RESULT_BUCKET is required"},
+		},
+		{
+			name:    "BadResultPrefix",
+			env:     scraperEnv(map[string]string{"RESULT_PREFIX": "/abs"}),
+			wantErr: []string{`RESULT_PREFIX="/abs": want at most 256 characters ending with /`},
 		},
 		{
 			name: "Malformed",

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/stretchr/testify/require"
 
 	"github.com/taskpipe/taskpipe/internal/emf"
@@ -180,4 +185,39 @@ func tokens() func() string {
 		n++
 		return fmt.Sprintf("tok-%d", n)
 	}
+}
+
+// fakeS3 is the PutObject of S3 in memory: it keeps the last body per key
+// and counts writes; failAfterStore makes the next write store the object
+// and then report an error, as a write whose response was lost.
+type fakeS3 struct {
+	mu             sync.Mutex
+	objects        map[string][]byte
+	puts           int
+	failAfterStore int
+}
+
+func (f *fakeS3) PutObject(_ context.Context, in *s3.PutObjectInput, _ ...func(*s3.Options)) (*s3.PutObjectOutput, error) {
+	b, err := io.ReadAll(in.Body)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.objects == nil {
+		f.objects = map[string][]byte{}
+	}
+	f.objects[aws.ToString(in.Key)] = b
+	f.puts++
+	if f.failAfterStore > 0 {
+		f.failAfterStore--
+		return nil, errors.New("connection reset by peer")
+	}
+	return &s3.PutObjectOutput{}, nil
+}
+
+func (f *fakeS3) snapshot() (map[string][]byte, int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.objects), f.puts
 }

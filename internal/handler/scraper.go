@@ -37,7 +37,10 @@ const maxBackoffShift = 4
 type Scraper struct {
 	Store task.Store
 	Pages PageScraper
-	DLQ   PoisonForwarder
+	// Results stores each finished task's site document before the Finish
+	// that records its key (*s3store.Store).
+	Results ResultWriter
+	DLQ     PoisonForwarder
 	// Visibility, when set, lets a released message come back after a
 	// backoff (RetryBackoff, or a site's Retry-After) instead of the queue's
 	// visibility timeout.
@@ -70,6 +73,9 @@ func (s *Scraper) Validate() error {
 	}
 	if s.Pages == nil {
 		errs = append(errs, errors.New("nil Pages"))
+	}
+	if s.Results == nil {
+		errs = append(errs, errors.New("nil Results"))
 	}
 	if s.DLQ == nil {
 		errs = append(errs, errors.New("nil DLQ"))
@@ -224,7 +230,7 @@ func (s *Scraper) work(ctx context.Context, log *slog.Logger, msg events.SQSMess
 		if n := skippedFetches(doc); n > 0 {
 			s.record(log, nil, emf.Count(emf.KeyPagesSkipped, n))
 		}
-		result, err = s.result(doc)
+		result, err = s.result(ctx, t, doc)
 	}
 	switch kind := task.KindOf(err); {
 	case err == nil:
@@ -257,16 +263,30 @@ func skippedFetches(doc *site.Document) int {
 	return n
 }
 
-// result is what the row keeps of a document: the bounded summary of the
-// start page (scrape.SummaryOf), within task.MaxResultBytes.
-func (s *Scraper) result(doc *site.Document) (json.RawMessage, error) {
+// result stores the document (Results.Put) and returns what the row keeps
+// of it: the compact site.Summary with the object's key and digest, at most
+// site.MaxSummaryBytes. The object write is idempotent and decides
+// nothing: a crash after it and before the Finish leaves an object that the
+// retry overwrites with the same bytes, and the Finish stays the one fenced
+// write of the outcome. A failed write releases the task for a retry.
+func (s *Scraper) result(ctx context.Context, t task.Task, doc *site.Document) (json.RawMessage, error) {
 	if doc == nil || len(doc.Pages) == 0 {
 		return nil, task.Fatalf("handler: scraper: the scraper returned no start page")
 	}
-	b, err := scrape.SummaryOf(doc).MarshalBounded()
+	body, err := doc.Marshal()
 	if err != nil {
-		// The summary holds only strings and numbers; a marshal error is a
-		// bug that no retry of the same page fixes.
+		// The document holds only strings, numbers and times; a marshal
+		// error is a bug that no retry of the same page fixes.
+		return nil, task.Fatal(fmt.Errorf("handler: scraper: %w", err))
+	}
+	key, sum, err := s.Results.Put(ctx, t.RunID, t.ID, body)
+	if err != nil {
+		return nil, fmt.Errorf("handler: scraper: store the document: %w", err)
+	}
+	sm := doc.Summary()
+	sm.Object, sm.SHA256 = key, sum
+	b, err := sm.MarshalBounded()
+	if err != nil {
 		return nil, task.Fatal(fmt.Errorf("handler: scraper: %w", err))
 	}
 	return b, nil

@@ -17,6 +17,7 @@ import (
 	"github.com/taskpipe/taskpipe/internal/dynamostore/dynamostoretest"
 	"github.com/taskpipe/taskpipe/internal/emf"
 	"github.com/taskpipe/taskpipe/internal/handler"
+	"github.com/taskpipe/taskpipe/internal/s3store"
 	"github.com/taskpipe/taskpipe/internal/scrape"
 	"github.com/taskpipe/taskpipe/internal/site"
 	"github.com/taskpipe/taskpipe/internal/task"
@@ -29,6 +30,7 @@ type scraperBundle struct {
 	local   *dynamostoretest.Local
 	h       *handler.Scraper
 	pages   *fakePages
+	s3      *fakeS3
 	dlq     *fakeDLQ
 	vis     *fakeVisibility
 	metrics *recorder
@@ -44,14 +46,18 @@ func setupScraper(t testing.TB, opts ...dynamostoretest.Option) *scraperBundle {
 	b := &scraperBundle{
 		local:   dynamostoretest.NewLocal(t, append([]dynamostoretest.Option{dynamostoretest.WithClientOptions(noRetries)}, opts...)...),
 		pages:   &fakePages{},
+		s3:      &fakeS3{},
 		dlq:     &fakeDLQ{},
 		vis:     &fakeVisibility{},
 		metrics: &recorder{},
 		logs:    &syncBuffer{},
 	}
+	results, err := s3store.New(b.s3, "results", "p/")
+	require.NoError(t, err)
 	b.h = &handler.Scraper{
 		Store:        b.local.Store,
 		Pages:        b.pages,
+		Results:      results,
 		DLQ:          b.dlq,
 		Visibility:   b.vis,
 		Metrics:      b.metrics,
@@ -542,7 +548,7 @@ func TestScraperRowIsBounded(t *testing.T) {
 	require.Empty(t, b.handle(t, t.Context(), sqsEvent(compactBody("t2"))))
 	got := b.get(t, "t1")
 	require.Equal(t, task.StateFinished, got.State)
-	require.LessOrEqual(t, len(got.Result), task.MaxResultBytes)
+	require.LessOrEqual(t, len(got.Result), site.MaxSummaryBytes)
 	got = b.get(t, "t2")
 	require.Equal(t, task.StateFailed, got.State)
 	require.Equal(t, task.KindFatal, got.ErrorKind)

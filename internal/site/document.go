@@ -242,7 +242,8 @@ type Fetch struct {
 }
 
 // Summary is the part of a Document that a task row keeps: enough to list
-// and filter results without reading the document.
+// and filter results without reading the document, and where the document
+// is (Object, SHA256: set by the writer that stored it).
 type Summary struct {
 	Title      string `json:"title,omitempty"`
 	Language   string `json:"language,omitempty"`
@@ -252,6 +253,66 @@ type Summary struct {
 	Addresses  int    `json:"addresses"`
 	Socials    int    `json:"socials"`
 	TextLength int    `json:"textLength"`
+	// Object is the document's object key, SHA256 the hex digest of the
+	// object's bytes.
+	Object string `json:"object,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
+	// TitleTrimmed says MarshalBounded shortened Title.
+	TitleTrimmed bool `json:"titleTrimmed,omitempty"`
+}
+
+// MaxSummaryBytes bounds a Summary's JSON: the row stays small, so every
+// later write of it and every index that projects it pays little (DynamoDB
+// bills writes per started KB,
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/capacity-unit-calculations.html).
+const MaxSummaryBytes = 2 << 10
+
+// Bounds of the free-text fields of a Summary.
+const (
+	maxTitleRunes    = 300
+	maxLanguageBytes = 35 // the longest registered BCP 47 tags (RFC 5646 §4.4.1)
+)
+
+// MarshalBounded returns the summary as compact JSON of at most
+// MaxSummaryBytes: Title (page text, any length) is cut to 300 characters,
+// then shortened further while the JSON is too long (escapes can make a
+// character cost six bytes); the other fields are counts, a language tag,
+// a key and a digest. An object key so long that nothing fits is an error.
+func (s Summary) MarshalBounded() ([]byte, error) {
+	if len(s.Language) > maxLanguageBytes {
+		s.Language = s.Language[:maxLanguageBytes]
+	}
+	if n := utf8.RuneCountInString(s.Title); n > maxTitleRunes {
+		s.Title, s.TitleTrimmed = truncateRunes(s.Title, maxTitleRunes), true
+	}
+	for {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			return nil, fmt.Errorf("site: marshal summary: %w", err)
+		}
+		b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		if len(b) <= MaxSummaryBytes {
+			return b, nil
+		}
+		if s.Title == "" {
+			return nil, fmt.Errorf("site: marshal summary: %d bytes without a title, over %d (object key of %d bytes)",
+				len(b), MaxSummaryBytes, len(s.Object))
+		}
+		s.Title, s.TitleTrimmed = truncateRunes(s.Title, utf8.RuneCountInString(s.Title)/2), true
+	}
+}
+
+func truncateRunes(s string, n int) string {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
 }
 
 // Summary returns the row summary of d. TextLength counts the characters

@@ -11,12 +11,14 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/google/uuid"
 
 	"github.com/taskpipe/taskpipe/internal/dynamostore"
 	"github.com/taskpipe/taskpipe/internal/emf"
 	"github.com/taskpipe/taskpipe/internal/handler"
+	"github.com/taskpipe/taskpipe/internal/s3store"
 	"github.com/taskpipe/taskpipe/internal/scrape"
 	"github.com/taskpipe/taskpipe/internal/sqsqueue"
 )
@@ -35,10 +37,13 @@ func main() {
 		MaxPages:             cfg.MaxPages,
 	})
 	exitOn(err)
+	results, err := s3store.New(s3.NewFromConfig(awsCfg), cfg.ResultBucket, cfg.ResultPrefix)
+	exitOn(err)
 	queue := sqs.NewFromConfig(awsCfg)
 	h := &handler.Scraper{
 		Store:        store,
 		Pages:        handler.ScrapeClient{Client: pages},
+		Results:      results,
 		DLQ:          &sqsqueue.Forwarder{Client: queue, QueueURL: cfg.WorkDLQURL},
 		Visibility:   &sqsqueue.Visibility{Client: queue, QueueURL: cfg.WorkQueueURL},
 		Metrics:      emf.New(os.Stdout, time.Now),

@@ -78,6 +78,9 @@ func (r *runner) collect(ctx context.Context) error {
 	if err := r.collectDLQs(ctx); err != nil {
 		errs = append(errs, err)
 	}
+	if err := r.collectDocuments(); err != nil {
+		errs = append(errs, err)
+	}
 	var err error
 	if rep.Metrics, err = r.readMetrics(ctx); err != nil {
 		errs = append(errs, err)
@@ -110,6 +113,7 @@ func (r *runner) collectTasks(ctx context.Context) error {
 	var latencies []time.Duration
 	err := r.eachTask(ctx, rep.RunID, func(t task.Task) {
 		o := &rep.Outcomes
+		rep.Documents.addRow(t)
 		o.Tasks++
 		o.States[t.State]++
 		if t.State == task.StateFailed {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/taskpipe/taskpipe/internal/e2e/pricing"
 	"github.com/taskpipe/taskpipe/internal/localaws/localcloud"
+	"github.com/taskpipe/taskpipe/internal/site"
 	"github.com/taskpipe/taskpipe/internal/task"
 )
 
@@ -89,6 +90,17 @@ func (p *printer) tasks(r *Report) {
 			round(r.Latency.P50), round(r.Latency.P95), round(r.Latency.Max), r.Latency.N)
 		fmt.Fprintf(tw, "  wall time\t%s\tsubmit until every task was terminal\n", round(r.Wall))
 		fmt.Fprintf(tw, "  fixture web\t%d requests\t(expected %d)\n", r.Web.Requests, r.Expected.Requests)
+		d := r.Documents
+		fmt.Fprintf(tw, "  pages fetched\t%.2f per task\t%d pages for %d Finished tasks (start page + key pages, from the rows)\n",
+			ratio(d.Pages, d.Finished), d.Pages, d.Finished)
+		fmt.Fprintf(tw, "  with main text\t%d\t%s of Finished\n", d.WithText, pct(d.WithText, d.Finished))
+		fmt.Fprintf(tw, "  with a phone\t%d\t%s of Finished\n", d.WithPhone, pct(d.WithPhone, d.Finished))
+		fmt.Fprintf(tw, "  with an e-mail\t%d\t%s of Finished\n", d.WithEmail, pct(d.WithEmail, d.Finished))
+		fmt.Fprintf(tw, "  robots.txt\t%d tasks failed\tstart page disallowed or robots.txt unreachable; in the stored documents: %s; %d key pages skipped as disallowed\n",
+			r.Outcomes.FailedByKind[task.KindRobots], robotsSummary(d.Robots), d.Disallowed)
+		fmt.Fprintf(tw, "  opt-out\t%d tasks failed\twithout a request to the site\n", r.Outcomes.FailedByKind[task.KindOptOut])
+		fmt.Fprintf(tw, "  S3 objects\t%d\t%s in s3://%s/%sruns/%s/ (%.0f bytes per object; largest row summary %d bytes)\n",
+			d.Objects, byteSize(d.Bytes), d.Bucket, d.Prefix, r.RunID, ratio(int(d.Bytes), d.Objects), d.MaxRowBytes)
 	})
 	if len(r.Stuck) > 0 {
 		p.f("\nTasks still live at the timeout (%d):\n", len(r.Stuck))
@@ -288,4 +300,34 @@ func commas[T int | int64](n T) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+func ratio(n, of int) float64 {
+	if of == 0 {
+		return 0
+	}
+	return float64(n) / float64(of)
+}
+
+// robotsSummary lists robots.txt verdicts by outcome, e.g. "allow 150,
+// disallow-all 3".
+func robotsSummary(m map[site.RobotsOutcome]int) string {
+	if len(m) == 0 {
+		return "no verdicts"
+	}
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -68,6 +68,7 @@ type Report struct {
 	Mapping   mapping.Stats
 	Schedule  schedule.Stats
 	Web       fixtureweb.Stats
+	Documents Documents
 	Dynamo    DynamoUsage
 	Cost      pricing.Estimate
 	// CostARM is the same estimate with every function on arm64, the
@@ -270,10 +271,17 @@ func (r *Report) Usage() pricing.Usage {
 		u.LogBytes += float64(f.LogBytes)
 	}
 	for _, c := range r.Requests {
-		if c.Service == "sqs" {
+		switch {
+		case c.Service == "sqs":
 			u.SQSRequests += float64(c.Count)
+		case c.Service == "s3" && s3PutClass[c.Operation]:
+			u.S3PutRequests += float64(c.Count)
+		case c.Service == "s3" && c.Operation != "DeleteObject" && c.Operation != "DeleteObjects":
+			// DELETE requests are free (pricing's s3.put-requests note).
+			u.S3GetRequests += float64(c.Count)
 		}
 	}
+	u.S3StoredBytes = float64(r.Documents.Bytes)
 	for _, s := range r.ServiceSide() {
 		if s.Service == "sqs" {
 			u.SQSRequests += s.Count
@@ -283,6 +291,13 @@ func (r *Report) Usage() pricing.Usage {
 	u.DynamoReadUnits = r.Dynamo.ReadUnits()
 	u.PipeRequests = r.Metrics.PipeEvents
 	return u
+}
+
+// s3PutClass are the operations S3 bills at the PUT, COPY, POST, LIST rate.
+var s3PutClass = map[string]bool{
+	"PutObject": true, "CopyObject": true, "CreateMultipartUpload": true, "UploadPart": true,
+	"CompleteMultipartUpload": true, "ListObjects": true, "ListObjectsV2": true, "ListObjectVersions": true,
+	"ListBuckets": true, "ListMultipartUploads": true, "ListParts": true,
 }
 
 // estimateARM prices the run as if every function ran on arm64.

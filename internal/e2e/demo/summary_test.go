@@ -197,6 +197,7 @@ func TestParseOutputs(t *testing.T) {
 		"pipe_name": []byte(`"p"`), "pipe_dlq_url": []byte(`"pd"`), "schedule_name": []byte(`"s"`),
 		"function_names":     []byte(`{"scraper":"a","reconciler":"b","enrich":"c"}`),
 		"lambda_environment": []byte(`{"LIVE_SHARDS":"8"}`),
+		"result_bucket_name": []byte(`"rb"`), "result_prefix": []byte(`""`),
 	}
 	o, err := parseOutputs(raw)
 	require.NoError(t, err)
@@ -258,8 +259,9 @@ func consistentReport() *Report {
 		Metrics: Metrics{Finished: 6, Failed: 2, FailedFatal: 1, FailedExhausted: 1, Released: 3, PipeEvents: 8, PipeInvocations: 1},
 		Functions: []FunctionReport{{Role: "scraper", Name: "s", Arch: "x86_64", MemoryMB: 512, Reports: 11,
 			Stats: function.Stats{Invocations: 11}, BilledMS: 1100}},
-		Mapping: mapping.Stats{Batches: 11, Deleted: 8},
-		Web:     fixtureweb.Stats{Requests: 14},
+		Mapping:   mapping.Stats{Batches: 11, Deleted: 8},
+		Web:       fixtureweb.Stats{Requests: 14},
+		Documents: Documents{Finished: 6, Objects: 6, Pages: 9, Bytes: 6000},
 	}
 	return r
 }
@@ -301,6 +303,9 @@ func TestReconcile(t *testing.T) {
 		{"extra fetches", func(r *Report) { r.Web.Requests = 15 }, "fixture web requests = expected"},
 		{"a DLQ message", func(r *Report) { r.DLQ = []DLQMessage{{Queue: "work", Reason: "poison"}} }, "DLQs empty"},
 		{"not quiet", func(r *Report) { r.Quiet = false }, "pipeline quiet"},
+		{"a lost document", func(r *Report) { r.Documents.Objects = 5 }, "one S3 document per Finished task"},
+		{"a document rewritten with other bytes", func(r *Report) { r.Documents.Unmatched = []string{"runs/r/0000001.json.gz"} },
+			"one S3 document per Finished task"},
 		{"no scraper", func(r *Report) { r.Functions = nil }, "scraper invocations = deliveries"},
 	}
 	for _, tc := range tests {

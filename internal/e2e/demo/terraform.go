@@ -182,6 +182,8 @@ type Outputs struct {
 	Functions    map[string]string `json:"function_names"`
 	ScheduleName string            `json:"schedule_name"`
 	LambdaEnv    map[string]string `json:"lambda_environment"`
+	ResultBucket string            `json:"result_bucket_name"`
+	ResultPrefix string            `json:"result_prefix"`
 }
 
 // parseOutputs decodes the outputs the demo needs and names any missing.
@@ -191,6 +193,7 @@ func parseOutputs(raw map[string][]byte) (Outputs, error) {
 		"table_name": &o.TableName, "work_queue_url": &o.WorkQueueURL, "work_dlq_url": &o.WorkDLQURL,
 		"pipe_name": &o.PipeName, "pipe_dlq_url": &o.PipeDLQURL, "function_names": &o.Functions,
 		"schedule_name": &o.ScheduleName, "lambda_environment": &o.LambdaEnv,
+		"result_bucket_name": &o.ResultBucket, "result_prefix": &o.ResultPrefix,
 	}
 	var missing []string
 	for name, dst := range fields {

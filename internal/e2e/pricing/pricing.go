@@ -33,6 +33,9 @@ const (
 	KeyDynamoReadUnits   = "dynamodb.read-request-units"
 	KeyPipesRequests     = "pipes.requests"
 	KeyLogsIngestion     = "logs.ingestion"
+	KeyS3PutRequests     = "s3.put-requests"
+	KeyS3GetRequests     = "s3.get-requests"
+	KeyS3Storage         = "s3.storage-standard"
 )
 
 // Price is one unit price: USD buys Per units of Unit.
@@ -95,7 +98,8 @@ func Parse(data []byte) (*Table, error) {
 		t.byKey[p.Key] = p
 	}
 	for _, k := range []string{KeyLambdaRequests, KeyLambdaGBSecondX86, KeyLambdaGBSecondARM, KeySQSRequests,
-		KeyDynamoWriteUnits, KeyDynamoReadUnits, KeyPipesRequests, KeyLogsIngestion} {
+		KeyDynamoWriteUnits, KeyDynamoReadUnits, KeyPipesRequests, KeyLogsIngestion,
+		KeyS3PutRequests, KeyS3GetRequests, KeyS3Storage} {
 		if _, ok := t.byKey[k]; !ok {
 			errs = append(errs, fmt.Errorf("price %s is missing", k))
 		}
@@ -144,6 +148,12 @@ type Usage struct {
 	DynamoReadUnits  float64
 	PipeRequests     float64
 	LogBytes         float64
+	// S3PutRequests are PUT, COPY, POST and LIST requests, S3GetRequests
+	// GET and HEAD (and the other reads); S3StoredBytes is what the run
+	// left in its bucket, priced for one month.
+	S3PutRequests float64
+	S3GetRequests float64
+	S3StoredBytes float64
 }
 
 // Line is one row of an estimate.
@@ -210,6 +220,9 @@ func (t *Table) Estimate(u Usage, tasks int) (Estimate, error) {
 		add("DynamoDB read request units", KeyDynamoReadUnits, u.DynamoReadUnits),
 		add("EventBridge Pipes requests", KeyPipesRequests, u.PipeRequests),
 		add("CloudWatch Logs ingestion", KeyLogsIngestion, u.LogBytes),
+		add("S3 PUT/COPY/POST/LIST requests", KeyS3PutRequests, u.S3PutRequests),
+		add("S3 GET and other requests", KeyS3GetRequests, u.S3GetRequests),
+		add("S3 Standard storage, one month", KeyS3Storage, u.S3StoredBytes),
 	)
 	if err := errors.Join(errs...); err != nil {
 		return Estimate{}, err

@@ -29,6 +29,9 @@ func TestDefaultTableIsValidAndSourced(t *testing.T) {
 		pricing.KeyDynamoReadUnits:   0.125 / 1e6,
 		pricing.KeyPipesRequests:     0.40 / 1e6,
 		pricing.KeyLogsIngestion:     0.50 / (1 << 30),
+		pricing.KeyS3PutRequests:     0.005 / 1e3,
+		pricing.KeyS3GetRequests:     0.0004 / 1e3,
+		pricing.KeyS3Storage:         0.023 / (1 << 30),
 	} {
 		p, ok := tab.Price(key)
 		require.Truef(t, ok, "%s", key)
@@ -41,7 +44,8 @@ func TestParseRejectsBadTables(t *testing.T) {
 	good := `{"key":"%s","service":"s","what":"w","usd":1,"per":1,"unit":"u","asOf":"2026","source":"https://example.com/p"}`
 	all := []string{}
 	for _, k := range []string{pricing.KeyLambdaRequests, pricing.KeyLambdaGBSecondX86, pricing.KeyLambdaGBSecondARM,
-		pricing.KeySQSRequests, pricing.KeyDynamoWriteUnits, pricing.KeyDynamoReadUnits, pricing.KeyPipesRequests, pricing.KeyLogsIngestion} {
+		pricing.KeySQSRequests, pricing.KeyDynamoWriteUnits, pricing.KeyDynamoReadUnits, pricing.KeyPipesRequests, pricing.KeyLogsIngestion,
+		pricing.KeyS3PutRequests, pricing.KeyS3GetRequests, pricing.KeyS3Storage} {
 		all = append(all, strings.Replace(good, "%s", k, 1))
 	}
 	table := func(prices ...string) []byte {
@@ -89,6 +93,9 @@ func TestEstimate(t *testing.T) {
 		DynamoReadUnits:  100,
 		PipeRequests:     500,
 		LogBytes:         1 << 29, // half a GB
+		S3PutRequests:    500,
+		S3GetRequests:    50,
+		S3StoredBytes:    1 << 28, // a quarter GB
 	}
 	e, err := tab.Estimate(usage, 1000)
 	require.NoError(t, err)
@@ -106,9 +113,13 @@ func TestEstimate(t *testing.T) {
 	require.InDelta(t, 200.0, got["DynamoDB read request units"], 1e-9)
 	require.InDelta(t, 1000.0, got["EventBridge Pipes requests"], 1e-9)
 	require.InDelta(t, float64(1<<30), got["CloudWatch Logs ingestion"], 1e-3)
+	require.InDelta(t, 1000.0, got["S3 PUT/COPY/POST/LIST requests"], 1e-9)
+	require.InDelta(t, 100.0, got["S3 GET and other requests"], 1e-9)
+	require.InDelta(t, float64(1<<29), got["S3 Standard storage, one month"], 1e-3)
 
 	want := 1400*0.20/1e6 + 300*0.0000133334 + 20*0.0000166667 + 4000*0.40/1e6 +
-		8000*0.625/1e6 + 200*0.125/1e6 + 1000*0.40/1e6 + 0.50
+		8000*0.625/1e6 + 200*0.125/1e6 + 1000*0.40/1e6 + 0.50 +
+		1000*0.005/1e3 + 100*0.0004/1e3 + 0.023/2
 	require.InDelta(t, want, e.Total, 1e-12)
 	var sum float64
 	for _, l := range e.Lines {

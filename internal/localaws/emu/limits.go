@@ -31,8 +31,12 @@ var bodyLimits = map[string]int64{
 	ServiceMonitoring: 2 << 20,
 	// Policy documents are at most 10,240 characters
 	// (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_iam-quotas.html).
-	ServiceIAM:       1 << 20,
-	ServiceSTS:       1 << 20,
+	ServiceIAM: 1 << 20,
+	ServiceSTS: 1 << 20,
+	// One PUT holds up to 5 GB on AWS
+	// (https://docs.aws.amazon.com/AmazonS3/latest/userguide/upload-objects.html);
+	// the local bucket keeps objects in memory, so it takes far less.
+	ServiceS3:        64 << 20,
 	ServicePipes:     1 << 20, // patterns 4 KB each, templates 8 KB (the Pipes model)
 	ServiceScheduler: 1 << 20, // target input 8 KB (the Scheduler model)
 	// Events up to 256 KB (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-quota.html).

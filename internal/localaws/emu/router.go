@@ -26,6 +26,7 @@ const (
 	ServiceMonitoring = "monitoring"
 	ServicePipes      = "pipes"
 	ServiceScheduler  = "scheduler"
+	ServiceS3         = "s3"
 	ServiceSQS        = "sqs"
 	ServiceSTS        = "sts"
 	// ServiceAdmin is the local cloud's own control API (fault injection,
@@ -73,6 +74,14 @@ func SetOperation(r *http.Request, name string) {
 	if h, ok := r.Context().Value(opKey{}).(*opHolder); ok {
 		h.op.Operation = name
 	}
+}
+
+// OperationNamer is a REST service handler that can name a request's
+// operation from its method, path, query and headers alone. The router
+// asks it before the middleware runs, so the caller counters and fault
+// rules see the operation (S3 names none in its wire format).
+type OperationNamer interface {
+	OperationName(r *http.Request) string
 }
 
 // Middleware can short-circuit a request (fault injection) before the
@@ -159,6 +168,9 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		WriteJSONError(w, http.StatusBadRequest, "UnknownOperationException",
 			fmt.Sprintf("service %q is not emulated by the taskpipe local cloud", op.Service))
 		return
+	}
+	if n, ok := h.(OperationNamer); ok && op.Operation == "" {
+		op.Operation = n.OperationName(r)
 	}
 	holder := &opHolder{op: op}
 	r = r.WithContext(context.WithValue(r.Context(), opKey{}, holder))

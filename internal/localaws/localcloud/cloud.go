@@ -23,6 +23,7 @@ import (
 
 	"github.com/taskpipe/taskpipe/internal/localaws/emu"
 	"github.com/taskpipe/taskpipe/internal/localaws/emu/alarm"
+	"github.com/taskpipe/taskpipe/internal/localaws/emu/bucket"
 	"github.com/taskpipe/taskpipe/internal/localaws/emu/eventbus"
 	"github.com/taskpipe/taskpipe/internal/localaws/emu/fault"
 	"github.com/taskpipe/taskpipe/internal/localaws/emu/function"
@@ -114,6 +115,7 @@ type Cloud struct {
 	streams  *stream.Service
 	events   *eventbus.Service
 	identity *identity.Service
+	buckets  *bucket.Service
 
 	logs      *loggroup.Service
 	alarms    *alarm.Service
@@ -180,6 +182,7 @@ func New(cfg Config) *Cloud {
 	c.streams = stream.New(c.tables, stream.Options{Now: cfg.Now})
 	c.events = eventbus.New()
 	c.identity = cfg.Account.identity
+	c.buckets = bucket.New(bucket.Options{Now: cfg.Now})
 
 	c.router.Handle(emu.ServiceSQS, c.queue)
 	c.router.Handle(emu.ServiceDynamoDB, c.tables)
@@ -187,6 +190,7 @@ func New(cfg Config) *Cloud {
 	c.router.Handle(emu.ServiceEvents, c.events)
 	c.router.Handle(emu.ServiceIAM, c.identity.IAM())
 	c.router.Handle(emu.ServiceSTS, c.identity.STS())
+	c.router.Handle(emu.ServiceS3, c.buckets)
 	c.router.Handle(emu.ServiceAdmin, c.admin)
 	c.router.SetGuard(c.guard)
 	c.router.Use(reportOp)
@@ -200,13 +204,16 @@ func New(cfg Config) *Cloud {
 // Services lists the service keys the cloud serves, sorted.
 func (c *Cloud) Services() []string {
 	s := []string{emu.ServiceDynamoDB, emu.ServiceEvents, emu.ServiceIAM, emu.ServiceLambda, emu.ServiceLogs,
-		emu.ServiceMonitoring, emu.ServicePipes, emu.ServiceScheduler, emu.ServiceSQS, emu.ServiceStreams, emu.ServiceSTS}
+		emu.ServiceMonitoring, emu.ServicePipes, emu.ServiceS3, emu.ServiceScheduler, emu.ServiceSQS, emu.ServiceStreams, emu.ServiceSTS}
 	sort.Strings(s)
 	return s
 }
 
 // Router returns the router, for registering more services and middleware.
 func (c *Cloud) Router() *emu.Router { return c.router }
+
+// Buckets returns the S3 service, for in-process users.
+func (c *Cloud) Buckets() *bucket.Service { return c.buckets }
 
 // Queue returns the SQS service, for in-process users.
 func (c *Cloud) Queue() *queue.Service { return c.queue }

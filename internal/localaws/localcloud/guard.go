@@ -78,6 +78,11 @@ func (c *Cloud) allowedHost(hostport string) bool {
 	case "localhost", "127.0.0.1", "::1":
 		return true
 	}
+	if strings.HasSuffix(host, ".localhost") {
+		// A virtual-hosted S3 request (<bucket>.localhost): names under
+		// localhost are loopback names (RFC 6761 §6.3).
+		return true
+	}
 	if lh, _, err := net.SplitHostPort(c.cfg.Addr); err == nil && lh != "" && !net.ParseIP(lh).IsUnspecified() && strings.EqualFold(lh, host) {
 		return true
 	}

@@ -39,6 +39,7 @@ func TestGuard(t *testing.T) {
 		{"admin with a wrong token", "127.0.0.1", map[string]string{localcloud.AdminTokenHeader: "guess"}, "/_taskpipe/counts", "", false, http.StatusUnauthorized},
 		{"admin with the token", "127.0.0.1", nil, "/_taskpipe/counts", "", true, http.StatusOK},
 		{"health stays open", "localhost", nil, "/_taskpipe/health", "", false, http.StatusOK},
+		{"virtual-hosted S3 name", "results.localhost:4566", nil, "/_taskpipe/health", "", false, http.StatusOK},
 		{"IPv6 loopback", "[::1]:4566", nil, "/_taskpipe/health", "", false, http.StatusOK},
 		{"configured host", "host.docker.internal:4566", nil, "/_taskpipe/health", "", false, http.StatusOK},
 		{"same-origin fetch", "localhost", map[string]string{"Sec-Fetch-Site": "same-origin"}, "/_taskpipe/health", "", false, http.StatusOK},

@@ -226,6 +226,8 @@ type Config struct {
 	SkipCredentialsValidation, SkipRequestingAccountID, SkipMetadataAPICheck bool
 	// Insecure disables TLS verification.
 	Insecure bool
+	// S3UsePathStyle is s3_use_path_style: bucket in the path, not the host.
+	S3UsePathStyle bool
 	// Unknown is true when part of the provider configuration was unknown
 	// at plan time (it references values not yet created).
 	Unknown bool
@@ -271,6 +273,7 @@ func parseConfig(v cty.Value, getenv func(string) string, environ []string) (*Co
 	c.SkipCredentialsValidation = boolean("skip_credentials_validation")
 	c.SkipRequestingAccountID = boolean("skip_requesting_account_id")
 	c.Insecure = boolean("insecure")
+	c.S3UsePathStyle = boolean("s3_use_path_style")
 	if s := str("skip_metadata_api_check"); s != "" {
 		b, err := parseNullableBool(s)
 		if err != nil {

@@ -62,3 +62,13 @@ output "scraper_function_name" {
   description = "Name of the scraper function (taskpipe optout reads and changes its opt-out list)."
   value       = module.pipeline.scraper_function_name
 }
+
+output "result_bucket_name" {
+  description = "Name of the bucket of the site documents."
+  value       = module.pipeline.result_bucket_name
+}
+
+output "result_prefix" {
+  description = "Key prefix of the site documents."
+  value       = module.pipeline.result_prefix
+}

@@ -44,7 +44,13 @@ locals {
     SCRAPER_USER_AGENT       = var.scraper_user_agent
     SCRAPER_OPTOUT_DOMAINS   = join(",", var.scraper_optout_domains)
     SCRAPER_MAX_PAGES        = tostring(var.scraper_max_pages)
+    RESULT_BUCKET            = module.results.name
+    RESULT_PREFIX            = var.result_prefix
   })
+
+  # Bucket names are global: the default adds the account (at most 32 + 9 +
+  # 12 of S3's 63 characters).
+  result_bucket_name = coalesce(var.result_bucket_name, lower("${var.name}-results-${local.account_id}"))
 
   reconciler_environment = merge(local.environment, {
     MAX_REDISPATCH = tostring(var.reconciler_max_redispatch)
@@ -72,6 +78,18 @@ module "queue" {
   dlq_message_retention_seconds    = var.work_dlq_message_retention_seconds
   max_receive_count                = var.max_receive_count
   tags                             = var.tags
+}
+
+module "results" {
+  source = "../result-bucket"
+
+  name              = local.result_bucket_name
+  prefix            = var.result_prefix
+  expiration_days   = var.result_expiration_days
+  kms_key_arn       = var.result_kms_key_arn
+  enable_versioning = var.enable_result_versioning
+  force_destroy     = var.result_force_destroy
+  tags              = var.tags
 }
 
 module "enrich" {
@@ -143,7 +161,7 @@ module "scraper" {
   sqs_maximum_batching_window_in_seconds = 0
   sqs_maximum_concurrency                = var.scraper_maximum_concurrency
 
-  policy_statements = [
+  policy_statements = concat([
     {
       sid       = "ClaimAndFinishTasks"
       actions   = ["dynamodb:GetItem", "dynamodb:UpdateItem"]
@@ -161,7 +179,21 @@ module "scraper" {
       actions   = ["sqs:SendMessage"]
       resources = [module.queue.dlq_arn]
     },
-  ]
+    {
+      # Each finished task's site document, under the result prefix only.
+      sid       = "StoreSiteDocuments"
+      actions   = ["s3:PutObject"]
+      resources = [module.results.objects_arn]
+    },
+    ], var.result_kms_key_arn == null ? [] : [
+    {
+      # SSE-KMS: PutObject needs a data key
+      # (https://docs.aws.amazon.com/AmazonS3/latest/userguide/UsingKMSEncryption.html#require-sse-kms).
+      sid       = "EncryptSiteDocuments"
+      actions   = ["kms:GenerateDataKey"]
+      resources = [var.result_kms_key_arn]
+    },
+  ])
 }
 
 module "reconciler" {

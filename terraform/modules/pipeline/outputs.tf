@@ -146,3 +146,18 @@ output "lambda_environment" {
   description = "The environment every function receives (TABLE_NAME, WORK_QUEUE_URL, ...), for running the same code outside Lambda."
   value       = local.environment
 }
+
+output "result_bucket_name" {
+  description = "Name of the bucket of the site documents."
+  value       = module.results.name
+}
+
+output "result_bucket_arn" {
+  description = "ARN of the bucket of the site documents."
+  value       = module.results.arn
+}
+
+output "result_prefix" {
+  description = "Key prefix of the site documents."
+  value       = module.results.prefix
+}

@@ -534,3 +534,53 @@ variable "oldest_live_task_age_threshold_seconds" {
     error_message = "oldest_live_task_age_threshold_seconds must be at least 60."
   }
 }
+
+################################################################################
+# Site documents (S3)
+################################################################################
+
+variable "result_bucket_name" {
+  description = "Name of the bucket of the site documents; null names it <name>-results-<account>-<region>."
+  type        = string
+  default     = null
+}
+
+variable "result_prefix" {
+  description = "Key prefix of the site documents (RESULT_PREFIX): \"\" or ending in \"/\". Objects are <prefix>runs/<runId>/<task>.json.gz."
+  type        = string
+  default     = ""
+
+  validation {
+    condition     = var.result_prefix == "" || (endswith(var.result_prefix, "/") && !startswith(var.result_prefix, "/") && length(var.result_prefix) <= 256)
+    error_message = "result_prefix must be empty or at most 256 characters ending with \"/\" and not starting with one."
+  }
+}
+
+variable "result_expiration_days" {
+  description = "Days after which a site document expires; 0 keeps them forever."
+  type        = number
+  default     = 90
+
+  validation {
+    condition     = var.result_expiration_days >= 0 && floor(var.result_expiration_days) == var.result_expiration_days
+    error_message = "result_expiration_days must be a whole number of days, 0 or more."
+  }
+}
+
+variable "result_kms_key_arn" {
+  description = "KMS key for SSE-KMS on the result bucket (the scraper gets kms:GenerateDataKey on it); null uses SSE-S3."
+  type        = string
+  default     = null
+}
+
+variable "enable_result_versioning" {
+  description = "Turn on versioning of the result bucket."
+  type        = bool
+  default     = false
+}
+
+variable "result_force_destroy" {
+  description = "Let terraform destroy delete the result bucket with its documents."
+  type        = bool
+  default     = false
+}

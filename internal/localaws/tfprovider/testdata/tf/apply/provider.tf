@@ -21,6 +21,7 @@ provider "aws" {
   skip_metadata_api_check     = true
   skip_requesting_account_id  = true
   skip_region_validation      = true
+  s3_use_path_style           = true
 
   default_tags {
     tags = { suite = "apply" }
@@ -33,6 +34,7 @@ provider "aws" {
     lambda     = var.endpoint
     logs       = var.endpoint
     pipes      = var.endpoint
+    s3         = var.endpoint
     scheduler  = var.endpoint
     sns        = var.endpoint
     sqs        = var.endpoint
