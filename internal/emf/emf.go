@@ -65,6 +65,11 @@ const (
 	// EnrichDropped (enrich, Count): stream records dropped because they
 	// are not task records.
 	EnrichDropped = "EnrichDropped"
+	// EnrichMalformed (enrich, Count): stream records dropped because they
+	// could not be read as task records (a contract attribute of the wrong
+	// type, an unusable task id). The reconciler re-dispatches their tasks
+	// once overdue, and the scraper fails a task whose row it cannot use.
+	EnrichMalformed = "EnrichMalformed"
 )
 
 // Dimension names.
