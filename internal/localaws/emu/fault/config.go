@@ -80,9 +80,15 @@ type SQSFaults struct {
 
 // PipeFaults act inside the Pipe runtime through emu.Faults.
 type PipeFaults struct {
-	// TargetFailureRate is the share of deliveries to a Pipe's target that
-	// fail (and go through the pipe's retry, bisect and DLQ policy).
+	// TargetFailureRate is the share of the Pipe's SendMessage calls to
+	// its target that fail, each decided anew (a transient failure: the
+	// pipe's retries and bisect get the message through).
 	TargetFailureRate float64 `json:"targetFailureRate,omitempty"`
+	// TargetRefuseRate is the share of message bodies whose every
+	// SendMessage fails, decided by a hash of the seed and the body, so
+	// the same message fails on every attempt: bisect isolates it and the
+	// pipe dead-letters it once its retries are used up.
+	TargetRefuseRate float64 `json:"targetRefuseRate,omitempty"`
 	// Pipes limits the fault to these pipe names; empty means every pipe.
 	Pipes []string `json:"pipes,omitempty"`
 }
@@ -166,6 +172,7 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("sqs.ackDelay must not be negative, got %s", time.Duration(c.SQS.AckDelay)))
 	}
 	rate("pipes.targetFailureRate", c.Pipes.TargetFailureRate)
+	rate("pipes.targetRefuseRate", c.Pipes.TargetRefuseRate)
 	for i, k := range c.Kill {
 		if k.Function == "" && k.Service == "" && k.Operation == "" && k.BodyContains == "" {
 			errs = append(errs, fmt.Errorf("kill[%d] selects nothing: set function, service, operation or bodyContains", i))

@@ -240,7 +240,7 @@ func TestFaultsMethodsHonourRatesAndScope(t *testing.T) {
 		if inj.DropAck(work) {
 			drop++
 		}
-		if inj.PipeTargetFails("tasks") {
+		if inj.PipeTargetFails("tasks", nil) {
 			pipe++
 		}
 	}
@@ -266,9 +266,41 @@ func TestFaultsMethodsHonourRatesAndScope(t *testing.T) {
 	for range 1000 {
 		require.False(t, faults.DuplicateDelivery(work))
 		require.False(t, faults.DropAck(work))
-		require.False(t, faults.PipeTargetFails("tasks"))
+		require.False(t, faults.PipeTargetFails("tasks", nil))
 		require.Zero(t, faults.AckDelay(work))
 	}
+}
+
+// A refused body fails on every send, whatever the transient rate says,
+// so the pipe's retries cannot get it through; the share of bodies refused
+// follows the rate, and the same seed refuses the same bodies.
+func TestPipeTargetRefusesTheSameBodies(t *testing.T) {
+	t.Parallel()
+	refused := func(seed uint64) map[int]bool {
+		inj, err := fault.New(fault.Config{Pipes: fault.PipeFaults{TargetRefuseRate: 0.1, Pipes: []string{"dispatch"}}}, seed)
+		require.NoError(t, err)
+		out := map[int]bool{}
+		for i := range 5000 {
+			body := []byte(fmt.Sprintf(`{"v":1,"taskId":"t-%d"}`, i))
+			first := inj.PipeTargetFails("dispatch", body)
+			for range 3 {
+				require.Equal(t, first, inj.PipeTargetFails("dispatch", body), "body %d decided differently on a retry", i)
+			}
+			require.False(t, inj.PipeTargetFails("other", body), "out of scope")
+			if first {
+				out[i] = true
+			}
+		}
+		st := inj.Stats()
+		require.Equal(t, int64(len(out)), st.PipeRefusedBodies)
+		require.Equal(t, 4*int64(len(out)), st.PipeTargetRefusals)
+		require.Zero(t, st.PipeTargetFailures)
+		return out
+	}
+	a := refused(7)
+	require.InDelta(t, 0.1, float64(len(a))/5000, 0.015)
+	require.Equal(t, a, refused(7))
+	require.NotEqual(t, a, refused(8))
 }
 
 func TestDeterministicWithSeed(t *testing.T) {
@@ -280,7 +312,7 @@ func TestDeterministicWithSeed(t *testing.T) {
 		var b strings.Builder
 		for i := range 200 {
 			if interleave && i%3 == 0 {
-				inj.PipeTargetFails("p") // another kind's decisions do not shift this one's
+				inj.PipeTargetFails("p", nil) // another kind's decisions do not shift this one's
 			}
 			fmt.Fprint(&b, map[bool]int{false: 0, true: 1}[inj.DuplicateDelivery("q")])
 		}

@@ -1,7 +1,9 @@
 package fault
 
 import (
+	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -40,7 +42,8 @@ type Injector struct {
 	seed    uint64
 	streams map[uint64]*rand.Rand
 	stats   Stats
-	fired   []int // kills per rule of the current config
+	fired   []int           // kills per rule of the current config
+	refused map[uint64]bool // body hashes refused so far (PipeRefusedBodies)
 }
 
 var _ emu.Faults = (*Injector)(nil)
@@ -156,8 +159,13 @@ type Stats struct {
 	SQSDelayedAcks       int64 `json:"sqsDelayedAcks"`
 	PipeDeliveries       int64 `json:"pipeDeliveries"` // PipeTargetFails decisions in scope
 	PipeTargetFailures   int64 `json:"pipeTargetFailures"`
-	KillCandidates       int64 `json:"killCandidates"` // matching requests that were served to be killed after
-	Kills                int64 `json:"kills"`
+	// PipeTargetRefusals counts the sends that failed because their body
+	// is refused (PipeFaults.TargetRefuseRate); PipeRefusedBodies the
+	// distinct bodies refused.
+	PipeTargetRefusals int64 `json:"pipeTargetRefusals,omitempty"`
+	PipeRefusedBodies  int64 `json:"pipeRefusedBodies,omitempty"`
+	KillCandidates     int64 `json:"killCandidates"` // matching requests that were served to be killed after
+	Kills              int64 `json:"kills"`
 	// KillsByRule counts kills per rule of the current configuration.
 	KillsByRule []int64 `json:"killsByRule"`
 	// Killed lists the most recent kills (at most 100), oldest first.
@@ -191,6 +199,7 @@ func (in *Injector) ResetStats() {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.stats = Stats{KillsByRule: make([]int64, len(in.cfg.Kill))}
+	in.refused = nil
 }
 
 // inScope reports whether name is selected by a list (empty selects all).
@@ -262,20 +271,48 @@ func (in *Injector) AckDelay(queueARN string) time.Duration {
 	return time.Duration(f.AckDelay)
 }
 
-// PipeTargetFails implements emu.Faults.
-func (in *Injector) PipeTargetFails(pipeName string) bool {
+// PipeTargetFails implements emu.Faults: a refused body fails every time;
+// any other send fails at TargetFailureRate.
+func (in *Injector) PipeTargetFails(pipeName string, body []byte) bool {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	f := in.cfg.Pipes
-	if f.TargetFailureRate <= 0 || !inScope(f.Pipes, pipeName) {
+	if (f.TargetFailureRate <= 0 && f.TargetRefuseRate <= 0) || !inScope(f.Pipes, pipeName) {
 		return false
 	}
 	in.stats.PipeDeliveries++
+	if f.TargetRefuseRate > 0 && in.refusedLocked(body, f.TargetRefuseRate) {
+		in.stats.PipeTargetRefusals++
+		in.log.Debug("fault: pipe target refused the message", "pipe", pipeName)
+		return true
+	}
 	if !in.rollLocked(streamPipe, f.TargetFailureRate) {
 		return false
 	}
 	in.stats.PipeTargetFailures++
 	in.log.Debug("fault: pipe target failure", "pipe", pipeName)
+	return true
+}
+
+// refusedLocked decides, the same way for the same seed and body every
+// time, whether a body is refused; it counts each refused body once.
+func (in *Injector) refusedLocked(body []byte, rate float64) bool {
+	h := fnv.New64a()
+	var seed [8]byte
+	binary.LittleEndian.PutUint64(seed[:], in.seed)
+	h.Write(seed[:])
+	h.Write(body)
+	sum := h.Sum64()
+	if float64(sum>>11)/(1<<53) >= rate {
+		return false
+	}
+	if in.refused == nil {
+		in.refused = map[uint64]bool{}
+	}
+	if !in.refused[sum] {
+		in.refused[sum] = true
+		in.stats.PipeRefusedBodies++
+	}
 	return true
 }
 

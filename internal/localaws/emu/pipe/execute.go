@@ -85,9 +85,6 @@ func (r *runner) executeStages(cfg *config, recs []*record) (int, error) {
 				errTarget, len(items), sqsBatchLimit)
 		}
 	}
-	if f := r.s.opts.Faults; f != nil && f.PipeTargetFails(cfg.name) {
-		return 0, fmt.Errorf("%w: injected fault", errTarget)
-	}
 	now := r.s.now()
 	for i, item := range items {
 		in := queue.SendInput{Body: string(item)}
@@ -109,6 +106,9 @@ func (r *runner) executeStages(cfg *config, recs []*record) (int, error) {
 			}
 		case cfg.groupID != "":
 			in.MessageGroupID = cfg.groupID
+		}
+		if f := r.s.opts.Faults; f != nil && f.PipeTargetFails(cfg.name, []byte(in.Body)) {
+			return i, fmt.Errorf("%w: send message %d of %d to %s: injected fault", errTarget, i+1, len(items), cfg.targetARN)
 		}
 		if _, err := r.s.opts.Queues.SendMessage(r.ctx, cfg.targetARN, in); err != nil {
 			return i, fmt.Errorf("%w: send message %d of %d to %s: %w", errTarget, i+1, len(items), cfg.targetARN, err)

@@ -85,12 +85,20 @@ func (m *metricLog) Sum(pipeName, metric string) float64 {
 type faults struct {
 	mu    sync.Mutex
 	pipes map[string]bool
+	// body, when set, fails the sends whose body it selects.
+	body func(body []byte) bool
 }
 
-func (f *faults) PipeTargetFails(name string) bool {
+func (f *faults) PipeTargetFails(name string, body []byte) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.pipes[name]
+	return f.pipes[name] || (f.body != nil && f.body(body))
+}
+
+func (f *faults) FailBodies(sel func(body []byte) bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.body = sel
 }
 
 func (f *faults) Set(name string, fail bool) {

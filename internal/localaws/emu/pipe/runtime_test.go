@@ -392,6 +392,37 @@ func TestTransientTargetFailureRetries(t *testing.T) {
 	require.Zero(t, c.Visible)
 }
 
+// The target fault acts per SendMessage: a batch whose second message
+// fails has sent its first, so the execution failed partly, and the
+// retry sends the first again (at least once) until the second gets
+// through.
+func TestTargetFaultPerMessage(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	work, dlq := e.queue(t, "work"), e.queue(t, "pipe-dlq")
+	var mu sync.Mutex
+	left := 2
+	e.faults.FailBodies(func(body []byte) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if strings.Contains(string(body), `"t-1"`) && left > 0 {
+			left--
+			return true
+		}
+		return false
+	})
+	e.createPipe(t, pipeSpec{name: "partial", target: work, batchSize: 2, window: 1, dlq: dlq, retries: aws.Int32(5)})
+	e.batchWrite(t, []ddbtypes.WriteRequest{putReq(task("t-0", "Pending")), putReq(task("t-1", "Pending"))})
+
+	got := taskIDs(t, e.receiveAll(t, "partial", work, 4))
+	require.ElementsMatch(t, []string{"t-0", "t-0", "t-0", "t-1"}, got)
+	require.Equal(t, 2.0, e.metrics.Sum("partial", "TargetStagePartiallyFailed"))
+	require.Equal(t, 2.0, e.metrics.Sum("partial", "ExecutionPartiallyFailed"))
+	c, err := e.queues.Counts(dlq)
+	require.NoError(t, err)
+	require.Zero(t, c.Visible)
+}
+
 // The input template is rendered per record; string placeholders give the
 // same valid JSON whether or not the template quotes them.
 func TestInputTemplate(t *testing.T) {
