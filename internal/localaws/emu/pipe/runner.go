@@ -332,10 +332,12 @@ func (r *runner) handle(sn snap, recs []*record) int {
 		}
 		if cfg.maxAge > 0 && r.s.now().Sub(oldest(recs)) > cfg.maxAge {
 			r.deadLetter(cfg, recs, condAge, nil)
+			r.s.noteFates(cfg.name, recs, true)
 			return len(recs)
 		}
 		err := r.execute(cfg, recs)
 		if err == nil {
+			r.s.noteFates(cfg.name, recs, false)
 			return len(recs)
 		}
 		if errors.Is(err, ErrThrottled) {
@@ -355,6 +357,7 @@ func (r *runner) handle(sn snap, recs []*record) int {
 		failures++
 		if cfg.maxRetries >= 0 && failures > cfg.maxRetries {
 			r.deadLetter(cfg, recs, condRetries, err)
+			r.s.noteFates(cfg.name, recs, true)
 			return len(recs)
 		}
 		if !r.backoff(sn.changed, failures) {

@@ -701,3 +701,33 @@ func TestEnrichmentInputTemplateAndGroupID(t *testing.T) {
 	require.Len(t, msgs, 1)
 	require.Equal(t, "t-7", msgs[0].Attributes["MessageGroupId"])
 }
+
+// TrackDeliveries records each record's fate once: delivered, or
+// dead-lettered after its retries; an untracked pipe records nothing.
+func TestTrackDeliveries(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	work, dlq := e.queue(t, "work"), e.queue(t, "pipe-dlq")
+	e.faults.FailBodies(func(body []byte) bool { return strings.Contains(string(body), `"t-3"`) })
+	e.pipes.TrackDeliveries("tracked")
+	e.createPipe(t, pipeSpec{name: "tracked", target: work, batchSize: 5, window: 1, bisect: true, retries: aws.Int32(1), dlq: dlq})
+	var reqs []ddbtypes.WriteRequest
+	for i := range 5 {
+		reqs = append(reqs, putReq(task(fmt.Sprintf("t-%d", i), "Pending")))
+	}
+	e.batchWrite(t, reqs)
+	e.receiveAll(t, "tracked", dlq, 1)
+
+	got := e.pipes.Deliveries("tracked")
+	want := map[string]pipe.Fate{}
+	for i := range 5 {
+		id := fmt.Sprintf("t-%d", i)
+		f := pipe.Fate{Delivered: 1}
+		if id == "t-3" {
+			f = pipe.Fate{DeadLettered: 1}
+		}
+		want[e.seqOf(t, id)] = f
+	}
+	require.Equal(t, want, got)
+	require.Nil(t, e.pipes.Deliveries("other"))
+}

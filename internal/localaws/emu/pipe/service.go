@@ -112,6 +112,8 @@ type Service struct {
 
 	mu    sync.Mutex
 	pipes map[string]*pipe
+
+	ledger ledger
 }
 
 // New returns a Service with no pipes.
