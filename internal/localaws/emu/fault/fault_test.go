@@ -463,3 +463,22 @@ func TestAdminRequestsAreNeverFaulted(t *testing.T) {
 	req = req.WithContext(emu.WithCaller(req.Context(), &emu.Caller{Function: "f", Kill: func(string) { t.Error("admin request killed") }}))
 	require.False(t, inj.Middleware()(httptest.NewRecorder(), req, emu.Op{Service: emu.ServiceAdmin, Operation: "faults"}))
 }
+
+// A pipe outage fails every send of that pipe until it is switched off,
+// whatever the configuration, and is counted on its own.
+func TestPipeOutage(t *testing.T) {
+	t.Parallel()
+	inj, err := fault.New(fault.Config{}, 1)
+	require.NoError(t, err)
+	require.False(t, inj.PipeTargetFails("dispatch", nil))
+	inj.SetPipeOutage("dispatch", true)
+	for range 10 {
+		require.True(t, inj.PipeTargetFails("dispatch", nil))
+		require.False(t, inj.PipeTargetFails("other", nil))
+	}
+	inj.SetPipeOutage("dispatch", false)
+	require.False(t, inj.PipeTargetFails("dispatch", nil))
+	st := inj.Stats()
+	require.Equal(t, int64(10), st.PipeOutageFailures)
+	require.Zero(t, st.PipeTargetFailures)
+}

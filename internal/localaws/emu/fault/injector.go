@@ -44,6 +44,7 @@ type Injector struct {
 	stats   Stats
 	fired   []int           // kills per rule of the current config
 	refused map[uint64]bool // body hashes refused so far (PipeRefusedBodies)
+	outage  map[string]bool // pipes whose every send fails (SetPipeOutage)
 }
 
 var _ emu.Faults = (*Injector)(nil)
@@ -164,6 +165,8 @@ type Stats struct {
 	// distinct bodies refused.
 	PipeTargetRefusals int64 `json:"pipeTargetRefusals,omitempty"`
 	PipeRefusedBodies  int64 `json:"pipeRefusedBodies,omitempty"`
+	// PipeOutageFailures counts the sends failed by SetPipeOutage.
+	PipeOutageFailures int64 `json:"pipeOutageFailures,omitempty"`
 	KillCandidates     int64 `json:"killCandidates"` // matching requests that were served to be killed after
 	Kills              int64 `json:"kills"`
 	// KillsByRule counts kills per rule of the current configuration.
@@ -276,6 +279,10 @@ func (in *Injector) AckDelay(queueARN string) time.Duration {
 func (in *Injector) PipeTargetFails(pipeName string, body []byte) bool {
 	in.mu.Lock()
 	defer in.mu.Unlock()
+	if in.outage[pipeName] {
+		in.stats.PipeOutageFailures++
+		return true
+	}
 	f := in.cfg.Pipes
 	if (f.TargetFailureRate <= 0 && f.TargetRefuseRate <= 0) || !inScope(f.Pipes, pipeName) {
 		return false
@@ -292,6 +299,20 @@ func (in *Injector) PipeTargetFails(pipeName string, body []byte) bool {
 	in.stats.PipeTargetFailures++
 	in.log.Debug("fault: pipe target failure", "pipe", pipeName)
 	return true
+}
+
+// SetPipeOutage makes every send of the named pipe fail (on) or stops
+// doing so (off), apart from the configuration and without touching the
+// decision streams or the kill counts: a scripted step (an outage across a
+// terraform apply) rather than a rate.
+func (in *Injector) SetPipeOutage(pipeName string, on bool) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.outage == nil {
+		in.outage = map[string]bool{}
+	}
+	in.outage[pipeName] = on
+	in.log.Debug("fault: pipe outage", "pipe", pipeName, "on", on)
 }
 
 // refusedLocked decides, the same way for the same seed and body every
