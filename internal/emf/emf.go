@@ -62,6 +62,11 @@ const (
 	// ReconcileIncomplete (reconciler, Count): 1 when a run stopped before
 	// its deadline with work left over, else 0.
 	ReconcileIncomplete = "ReconcileIncomplete"
+	// PipeStalled (reconciler, Count): 1 when the dispatch Pipe is meant to
+	// run (DesiredState RUNNING) but its CurrentState is not RUNNING, else
+	// 0; emitted each run when the reconciler knows the pipe (PIPE_NAME).
+	// A stopped or failed pipe emits no metric of its own.
+	PipeStalled = "PipeStalled"
 	// EnrichDropped (enrich, Count): stream records dropped because they
 	// are not task records.
 	EnrichDropped = "EnrichDropped"

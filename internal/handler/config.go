@@ -30,6 +30,8 @@ const (
 	EnvUserAgent              = "SCRAPER_USER_AGENT"
 	EnvOptOutDomains          = "SCRAPER_OPTOUT_DOMAINS"
 	EnvMaxPages               = "SCRAPER_MAX_PAGES"
+	EnvPipeName               = "PIPE_NAME"
+	EnvPipeDesiredState       = "PIPE_DESIRED_STATE"
 )
 
 // Defaults for optional settings.
@@ -75,6 +77,11 @@ type ReconcilerConfig struct {
 	MaxRedispatch int
 	LiveShards    int
 	LogLevel      slog.Level
+	// PipeName is the dispatch Pipe whose state each run checks; "" skips
+	// the check. PipeDesiredState is the state the deployment wants it in
+	// (RUNNING by default, or STOPPED).
+	PipeName         string
+	PipeDesiredState string
 }
 
 // EnrichConfig is the enrichment Lambda's environment.
@@ -225,6 +232,12 @@ func ReconcilerConfigFromEnv(getenv func(string) string) (ReconcilerConfig, erro
 		MaxRedispatch: r.integer(EnvMaxRedispatch, DefaultMaxRedispatch, 1, 100000),
 		LiveShards:    r.integer(EnvLiveShards, 0, 1, 100),
 		LogLevel:      r.logLevel(),
+		PipeName:      r.optional(EnvPipeName),
+	}
+	switch c.PipeDesiredState = strings.ToUpper(r.optional(EnvPipeDesiredState)); c.PipeDesiredState {
+	case "", "RUNNING", "STOPPED":
+	default:
+		r.errs = append(r.errs, fmt.Errorf("%s must be RUNNING or STOPPED, got %q", EnvPipeDesiredState, c.PipeDesiredState))
 	}
 	if vis := r.seconds(EnvVisibilityTimeoutSecs, 0, 0, false); vis > 0 && c.RunningGrace > 0 && c.RunningGrace <= vis {
 		r.errs = append(r.errs, fmt.Errorf("%s (%s) must exceed %s (%s), or the reconciler races SQS's own redelivery",
