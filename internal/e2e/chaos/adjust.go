@@ -108,7 +108,8 @@ func adjustChecks(rep *demo.Report, h *History, res Result, st *demo.Stage) {
 	for _, r := range h.Rows {
 		terminal[r.TaskID] = task.State(r.Status).Terminal()
 	}
-	pipeFaults := h.Faults.Config.Pipes.TargetFailureRate > 0 || h.Faults.Config.Pipes.TargetRefuseRate > 0 ||
+	pf := h.Faults.Config.Pipes
+	pipeFaults := pf.TargetFailureRate > 0 || pf.TargetRefuseRate > 0 || pf.EnrichmentFailureRate > 0 || pf.EnrichmentTimeoutRate > 0 ||
 		(h.Pipe != nil && h.Pipe.FilterEdit != nil)
 	pipeOnce, tracked := res.Get(InvPipeOnce)
 	if tracked && pipeFaults {

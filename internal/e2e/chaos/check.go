@@ -464,6 +464,12 @@ func (c *checker) faults() []Invariant {
 		fired("pipe target refusals", st.PipeDeliveries, st.PipeRefusedBodies,
 			fmt.Sprintf("%d messages refused on every send (%d sends; configured %s of messages)", st.PipeRefusedBodies, st.PipeTargetRefusals, pctf(r)))
 	}
+	if r := cfg.Pipes.EnrichmentFailureRate; r > 0 {
+		fired("pipe enrichment errors", st.PipeEnrichments, st.PipeEnrichmentErrors, ratio(st.PipeEnrichmentErrors, st.PipeEnrichments, r)+" enrichment invocations failed")
+	}
+	if r := cfg.Pipes.EnrichmentTimeoutRate; r > 0 {
+		fired("pipe enrichment timeouts", st.PipeEnrichments, st.PipeEnrichmentTimeouts, ratio(st.PipeEnrichmentTimeouts, st.PipeEnrichments, r)+" enrichment invocations timed out")
+	}
 	if p := c.h.Pipe; p != nil && p.FilterEdit != nil {
 		fired("pipe outage across the filter edit", st.PipeOutageFailures, st.PipeOutageFailures,
 			fmt.Sprintf("%d sends failed while terraform apply ran", st.PipeOutageFailures))

@@ -48,6 +48,15 @@ type Plan struct {
 	// dead-letters it after its retries, and the reconciler re-dispatches
 	// the task once its Pending grace is over.
 	PipeRefuseRate float64
+	// EnrichErrorRate and EnrichTimeoutRate are the shares of the Pipe's
+	// enrichment invocations that fail as a function error, or hang for
+	// EnrichTimeout and fail as a timeout: the batch is retried whole
+	// (enrichment has no partial batch failure handling), and after its
+	// retries the pipe dead-letters it and the reconciler re-dispatches
+	// its tasks. They need a stack with enrichment on (the local example).
+	EnrichErrorRate   float64
+	EnrichTimeoutRate float64
+	EnrichTimeout     time.Duration
 	// FilterEdit applies the stack again in the middle of the dispatch
 	// with the pipe's filter rewritten (EditedFilter: the same records,
 	// other patterns), while the pipe's target is down, so the update
@@ -127,7 +136,8 @@ func (p Plan) Validate() error {
 		v    float64
 	}{{"poison", p.PoisonRate}, {"throttle", p.ThrottleRate}, {"duplicate", p.DuplicateRate},
 		{"drop-ack", p.DropAckRate}, {"kill", p.KillRate}, {"ddb-5xx", p.ServerErrorRate},
-		{"pipe-fail", p.PipeFailureRate}, {"pipe-refuse", p.PipeRefuseRate}}
+		{"pipe-fail", p.PipeFailureRate}, {"pipe-refuse", p.PipeRefuseRate},
+		{"enrich-error", p.EnrichErrorRate}, {"enrich-timeout", p.EnrichTimeoutRate}}
 	for _, r := range rates {
 		if math.IsNaN(r.v) || r.v < 0 || r.v > 1 {
 			errs = append(errs, fmt.Sprintf("%s rate %v outside 0..1", r.name, r.v))
@@ -135,6 +145,12 @@ func (p Plan) Validate() error {
 	}
 	if p.ThrottleRate+p.ServerErrorRate > 1 {
 		errs = append(errs, fmt.Sprintf("throttle rate %v + ddb-5xx rate %v above 1", p.ThrottleRate, p.ServerErrorRate))
+	}
+	if p.EnrichErrorRate+p.EnrichTimeoutRate > 1 {
+		errs = append(errs, fmt.Sprintf("enrich-error rate %v + enrich-timeout rate %v above 1", p.EnrichErrorRate, p.EnrichTimeoutRate))
+	}
+	if p.EnrichTimeout < 0 || p.EnrichTimeout > time.Minute {
+		errs = append(errs, fmt.Sprintf("enrich timeout %s outside 0..1m", p.EnrichTimeout))
 	}
 	if p.AckDelay < 0 || p.AckDelay > time.Minute {
 		errs = append(errs, fmt.Sprintf("ack delay %s outside 0..1m", p.AckDelay))
@@ -162,9 +178,10 @@ func (p Plan) FaultConfig(o demo.Outputs) fault.Config {
 	var c fault.Config
 	c.DynamoDB.ThrottleRate = p.ThrottleRate
 	c.DynamoDB.ServerErrorRate = p.ServerErrorRate
-	if p.PipeFailureRate > 0 || p.PipeRefuseRate > 0 {
+	if p.PipeFailureRate > 0 || p.PipeRefuseRate > 0 || p.EnrichErrorRate > 0 || p.EnrichTimeoutRate > 0 {
 		c.Pipes = fault.PipeFaults{TargetFailureRate: p.PipeFailureRate, TargetRefuseRate: p.PipeRefuseRate,
-			Pipes: []string{o.PipeName}}
+			EnrichmentFailureRate: p.EnrichErrorRate, EnrichmentTimeoutRate: p.EnrichTimeoutRate,
+			EnrichmentTimeout: fault.Duration(p.EnrichTimeout), Pipes: []string{o.PipeName}}
 	}
 	queue := path.Base(o.WorkQueueURL)
 	if p.DuplicateRate > 0 || p.DropAckRate > 0 || p.AckDelay > 0 {

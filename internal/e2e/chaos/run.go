@@ -173,7 +173,7 @@ func (cfg Config) before(ctx context.Context, st *demo.Stage, d demo.Config, out
 func (p Plan) zero() bool {
 	return p.Mix == nil && p.PoisonRate == 0 && p.ThrottleRate == 0 && p.DuplicateRate == 0 &&
 		p.DropAckRate == 0 && p.AckDelay == 0 && p.KillRate == 0 && p.ServerErrorRate == 0 &&
-		p.PipeFailureRate == 0 && p.PipeRefuseRate == 0 && !p.FilterEdit
+		p.PipeFailureRate == 0 && p.PipeRefuseRate == 0 && p.EnrichErrorRate == 0 && p.EnrichTimeoutRate == 0 && !p.FilterEdit
 }
 
 // String lists the plan's faults in one line.
@@ -193,6 +193,8 @@ func (p Plan) String() string {
 	add(p.ServerErrorRate > 0, "DynamoDB 500s %s", pctf(p.ServerErrorRate))
 	add(p.PipeFailureRate > 0, "pipe sends failing %s", pctf(p.PipeFailureRate))
 	add(p.PipeRefuseRate > 0, "work messages the pipe cannot send %s", pctf(p.PipeRefuseRate))
+	add(p.EnrichErrorRate > 0, "enrichment errors %s", pctf(p.EnrichErrorRate))
+	add(p.EnrichTimeoutRate > 0, "enrichment timeouts %s", pctf(p.EnrichTimeoutRate))
 	add(p.FilterEdit, "pipe filter edited mid-run")
 	if len(parts) == 0 {
 		return "none"

@@ -19,6 +19,10 @@ type Faults interface {
 	// PipeTargetFails reports whether a Pipe's SendMessage of body to its
 	// target should fail this time.
 	PipeTargetFails(pipeName string, body []byte) bool
+	// PipeEnrichmentFails reports whether a Pipe's enrichment invocation
+	// should fail as a function error, after hanging for hang first (a
+	// function timeout when hang > 0).
+	PipeEnrichmentFails(pipeName string) (fail bool, hang time.Duration)
 }
 
 // NoFaults is the Faults that injects nothing.
@@ -35,3 +39,6 @@ func (NoFaults) AckDelay(string) time.Duration { return 0 }
 
 // PipeTargetFails implements Faults.
 func (NoFaults) PipeTargetFails(string, []byte) bool { return false }
+
+// PipeEnrichmentFails implements Faults.
+func (NoFaults) PipeEnrichmentFails(string) (bool, time.Duration) { return false, 0 }

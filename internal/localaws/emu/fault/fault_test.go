@@ -482,3 +482,36 @@ func TestPipeOutage(t *testing.T) {
 	require.Equal(t, int64(10), st.PipeOutageFailures)
 	require.Zero(t, st.PipeTargetFailures)
 }
+
+// Enrichment faults split one draw between function errors and timeouts
+// at the configured rates; a timeout hangs for EnrichmentTimeout.
+func TestPipeEnrichmentFaults(t *testing.T) {
+	t.Parallel()
+	const n = 20000
+	inj, err := fault.New(fault.Config{Pipes: fault.PipeFaults{EnrichmentFailureRate: 0.1, EnrichmentTimeoutRate: 0.05,
+		EnrichmentTimeout: fault.Duration(3 * time.Second), Pipes: []string{"dispatch"}}}, 9)
+	require.NoError(t, err)
+	var errs, timeouts int
+	for range n {
+		fail, hang := inj.PipeEnrichmentFails("dispatch")
+		switch {
+		case fail && hang == 3*time.Second:
+			timeouts++
+		case fail && hang == 0:
+			errs++
+		case fail:
+			t.Fatalf("unexpected hang %s", hang)
+		}
+		other, _ := inj.PipeEnrichmentFails("other")
+		require.False(t, other)
+	}
+	require.InDelta(t, 0.1, float64(errs)/n, 0.01)
+	require.InDelta(t, 0.05, float64(timeouts)/n, 0.01)
+	st := inj.Stats()
+	require.Equal(t, int64(n), st.PipeEnrichments)
+	require.Equal(t, int64(errs), st.PipeEnrichmentErrors)
+	require.Equal(t, int64(timeouts), st.PipeEnrichmentTimeouts)
+
+	_, err = fault.New(fault.Config{Pipes: fault.PipeFaults{EnrichmentFailureRate: 0.7, EnrichmentTimeoutRate: 0.5}}, 1)
+	require.ErrorContains(t, err, "enrichmentFailureRate + pipes.enrichmentTimeoutRate must not exceed 1")
+}

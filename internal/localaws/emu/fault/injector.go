@@ -23,6 +23,7 @@ const (
 	streamDuplicate
 	streamDropAck
 	streamPipe
+	streamEnrichment
 	streamKill // + rule index
 )
 
@@ -165,6 +166,12 @@ type Stats struct {
 	// distinct bodies refused.
 	PipeTargetRefusals int64 `json:"pipeTargetRefusals,omitempty"`
 	PipeRefusedBodies  int64 `json:"pipeRefusedBodies,omitempty"`
+	// PipeEnrichments counts the enrichment invocations in scope of the
+	// enrichment faults; PipeEnrichmentErrors and PipeEnrichmentTimeouts
+	// those failed.
+	PipeEnrichments        int64 `json:"pipeEnrichments,omitempty"`
+	PipeEnrichmentErrors   int64 `json:"pipeEnrichmentErrors,omitempty"`
+	PipeEnrichmentTimeouts int64 `json:"pipeEnrichmentTimeouts,omitempty"`
 	// PipeOutageFailures counts the sends failed by SetPipeOutage.
 	PipeOutageFailures int64 `json:"pipeOutageFailures,omitempty"`
 	KillCandidates     int64 `json:"killCandidates"` // matching requests that were served to be killed after
@@ -299,6 +306,34 @@ func (in *Injector) PipeTargetFails(pipeName string, body []byte) bool {
 	in.stats.PipeTargetFailures++
 	in.log.Debug("fault: pipe target failure", "pipe", pipeName)
 	return true
+}
+
+// PipeEnrichmentFails implements emu.Faults: one draw decides between a
+// function error, a timeout and success.
+func (in *Injector) PipeEnrichmentFails(pipeName string) (bool, time.Duration) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	f := in.cfg.Pipes
+	if (f.EnrichmentFailureRate <= 0 && f.EnrichmentTimeoutRate <= 0) || !inScope(f.Pipes, pipeName) {
+		return false, 0
+	}
+	in.stats.PipeEnrichments++
+	if !in.rollLocked(streamEnrichment, f.EnrichmentFailureRate+f.EnrichmentTimeoutRate) {
+		return false, 0
+	}
+	// Which of the two: a second draw from the same stream, weighted.
+	if in.rollLocked(streamEnrichment, f.EnrichmentTimeoutRate/(f.EnrichmentFailureRate+f.EnrichmentTimeoutRate)) {
+		in.stats.PipeEnrichmentTimeouts++
+		hang := time.Duration(f.EnrichmentTimeout)
+		if hang <= 0 {
+			hang = time.Second
+		}
+		in.log.Debug("fault: pipe enrichment timeout", "pipe", pipeName, "after", hang)
+		return true, hang
+	}
+	in.stats.PipeEnrichmentErrors++
+	in.log.Debug("fault: pipe enrichment error", "pipe", pipeName)
+	return true, 0
 }
 
 // SetPipeOutage makes every send of the named pipe fail (on) or stops

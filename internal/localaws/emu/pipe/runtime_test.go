@@ -731,3 +731,44 @@ func TestTrackDeliveries(t *testing.T) {
 	require.Equal(t, want, got)
 	require.Nil(t, e.pipes.Deliveries("other"))
 }
+
+// An injected enrichment error or timeout fails the enrichment stage: the
+// batch is retried whole (never bisected), the target sees nothing until
+// the enrichment succeeds, and then each record once.
+func TestEnrichmentFaults(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		hang time.Duration
+	}{{"error", 0}, {"timeout", 20 * time.Millisecond}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fn := &echo{}
+			e := newEnv(t, withInvoker(fn))
+			work, dlq := e.queue(t, "work"), e.queue(t, "pipe-dlq")
+			var mu sync.Mutex
+			left := 2
+			e.faults.FailEnrichment(func(string) (bool, time.Duration) {
+				mu.Lock()
+				defer mu.Unlock()
+				if left == 0 {
+					return false, 0
+				}
+				left--
+				return true, tc.hang
+			})
+			e.createPipe(t, pipeSpec{name: "enriched", target: work, enrichment: enrichARN, batchSize: 3, window: 1,
+				bisect: true, retries: aws.Int32(3), dlq: dlq})
+			start := time.Now()
+			e.batchWrite(t, []ddbtypes.WriteRequest{putReq(task("t-0", "Pending")), putReq(task("t-1", "Pending")), putReq(task("t-2", "Pending"))})
+
+			requireOnce(t, taskIDs(t, e.receiveAll(t, "enriched", work, 3)), []string{"t-0", "t-1", "t-2"})
+			require.Equal(t, 2.0, e.metrics.Sum("enriched", "EnrichmentStageFailed"))
+			require.Equal(t, 9.0, e.metrics.Sum("enriched", "EventCount"), "three attempts of the whole batch of 3")
+			fn.mu.Lock()
+			require.Len(t, fn.batches, 1, "the faults fail before the function is invoked")
+			fn.mu.Unlock()
+			require.GreaterOrEqual(t, time.Since(start), 2*tc.hang, "each timed-out invocation hung first")
+		})
+	}
+}

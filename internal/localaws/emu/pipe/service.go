@@ -57,6 +57,11 @@ type Faults interface {
 	// failure fails the execution as a target-stage error after the
 	// messages before it were sent, as a real SendMessage failure does.
 	PipeTargetFails(pipeName string, body []byte) bool
+	// PipeEnrichmentFails reports whether this enrichment invocation must
+	// fail as a function error (an enrichment-stage failure: the batch is
+	// retried whole), after hanging for hang, as a function that runs
+	// into its timeout does.
+	PipeEnrichmentFails(pipeName string) (fail bool, hang time.Duration)
 }
 
 // ErrThrottled marks an enrichment invocation that Lambda refused for lack

@@ -33,9 +33,9 @@ variable "scraper_concurrency" {
 }
 
 variable "enable_enrichment" {
-  description = "Run the enrich function in the pipe (the local example's default)."
+  description = "Run the enrich function in the pipe (the local example does; the short run keeps the module's default, off)."
   type        = bool
-  default     = true
+  default     = false
 }
 
 variable "pipe_filter_patterns" {
