@@ -227,6 +227,14 @@ func printResult(w io.Writer, oc *Outcome, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("chaos: print: %w", err)
 	}
+	if st.DynamoDBServerErrors+st.PipeDeliveries+st.PipeEnrichments+st.PipeOutageFailures > 0 {
+		_, err = fmt.Fprintf(w, "Also injected: %d DynamoDB 500s, %d of %d pipe sends failed, %d messages refused by the pipe's target (%d sends), %d sends failed in the outage across the filter edit, %d enrichment errors and %d timeouts of %d invocations\n",
+			st.DynamoDBServerErrors, st.PipeTargetFailures, st.PipeDeliveries, st.PipeRefusedBodies, st.PipeTargetRefusals,
+			st.PipeOutageFailures, st.PipeEnrichmentErrors, st.PipeEnrichmentTimeouts, st.PipeEnrichments)
+		if err != nil {
+			return fmt.Errorf("chaos: print: %w", err)
+		}
+	}
 	verdict := "every invariant holds"
 	if !oc.Result.OK() {
 		verdict = "BROKEN: " + strings.Join(oc.Result.Failed(), "; ")
