@@ -36,6 +36,13 @@ func runChaos(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	dropAck := fs.Float64("drop-ack", 0, "share of acknowledgements lost (default 0.01; --short 0.02)")
 	kill := fs.Float64("kill", 0, "share of the scraper's claims after which it is killed (default 0.01; --short 0.03)")
 	ackDelay := fs.Duration("ack-delay", 0, "how long each acknowledgement is held (default 300ms; --short 200ms)")
+	ddb5xx := fs.Float64("ddb-5xx", 0, "share of DynamoDB data-plane requests answered 500 InternalServerError (default 0.01; --short 0.02)")
+	pipeFail := fs.Float64("pipe-fail", 0, "share of the Pipe's SendMessage calls to the work queue that fail (default 0.02; --short 0.05)")
+	pipeRefuse := fs.Float64("pipe-refuse", 0, "share of work messages the Pipe can never send: bisect, pipe DLQ, reconciler re-dispatch (default 0.005; --short 0.02)")
+	enrichErr := fs.Float64("enrich-error", 0, "share of the Pipe's enrichment invocations that fail (default 0; needs enrichment on, as in the local example)")
+	enrichTimeout := fs.Float64("enrich-timeout", 0, "share of the Pipe's enrichment invocations that hang for --enrich-hang and time out (default 0)")
+	enrichHang := fs.Duration("enrich-hang", time.Second, "how long a timed-out enrichment invocation hangs")
+	filterEdit := fs.Bool("filter-edit", true, "terraform apply a rewritten pipe filter mid-run, with the pipe's target down meanwhile")
 	timeout := fs.Duration("timeout", chaos.DefaultTimeout, "how long to wait for every task to become terminal")
 	tfDir := fs.String("tf-dir", demo.DefaultTFDir, "Terraform root module to apply (copied to a temporary directory)")
 	concurrency := fs.Int("concurrency", 0, "scraper concurrency (maximum and reserved); 0 keeps the example's")
@@ -66,13 +73,19 @@ func runChaos(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		v    float64
 		dst  *float64
 	}{{"poison", *poison, &plan.PoisonRate}, {"throttle", *throttle, &plan.ThrottleRate}, {"duplicate", *duplicate, &plan.DuplicateRate},
-		{"drop-ack", *dropAck, &plan.DropAckRate}, {"kill", *kill, &plan.KillRate}} {
+		{"drop-ack", *dropAck, &plan.DropAckRate}, {"kill", *kill, &plan.KillRate}, {"ddb-5xx", *ddb5xx, &plan.ServerErrorRate},
+		{"pipe-fail", *pipeFail, &plan.PipeFailureRate}, {"pipe-refuse", *pipeRefuse, &plan.PipeRefuseRate},
+		{"enrich-error", *enrichErr, &plan.EnrichErrorRate}, {"enrich-timeout", *enrichTimeout, &plan.EnrichTimeoutRate}} {
 		if flagSet(fs, o.name) {
 			*o.dst = o.v
 		}
 	}
 	if flagSet(fs, "ack-delay") {
 		plan.AckDelay = *ackDelay
+	}
+	plan.EnrichTimeout = *enrichHang
+	if flagSet(fs, "filter-edit") {
+		plan.FilterEdit = *filterEdit
 	}
 	if err := plan.Validate(); err != nil {
 		return &usageError{msg: err.Error()}

@@ -72,6 +72,8 @@ func TestHelpAndUsage(t *testing.T) {
 		{name: "BadAddr", args: []string{"local", "--addr", "127.0.0.1:99999"}, code: exitError, stderr: "listen on 127.0.0.1:99999", noStdout: true},
 		{name: "HelpChaos", args: []string{"help", "chaos"}, code: exitOK, stdout: "-fault-seed"},
 		{name: "ChaosBadRate", args: []string{"chaos", "--throttle", "2", "--kill", "-0.5"}, code: exitUsage, stderr: "throttle rate 2 outside 0..1; kill rate -0.5 outside 0..1", noStdout: true},
+		{name: "ChaosBadPipeRates", args: []string{"chaos", "--pipe-refuse", "1.5", "--throttle", "0.6", "--ddb-5xx", "0.6"}, code: exitUsage,
+			stderr: "pipe-refuse rate 1.5 outside 0..1; throttle rate 0.6 + ddb-5xx rate 0.6 above 1", noStdout: true},
 		{name: "ChaosBadDelay", args: []string{"chaos", "--ack-delay", "2m"}, code: exitUsage, stderr: "ack delay 2m0s outside 0..1m", noStdout: true},
 		{name: "ChaosBadMix", args: []string{"chaos", "--mix", "healthy=x"}, code: exitUsage, stderr: "healthy", noStdout: true},
 	}

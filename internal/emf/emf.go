@@ -62,6 +62,11 @@ const (
 	// ReconcileIncomplete (reconciler, Count): 1 when a run stopped before
 	// its deadline with work left over, else 0.
 	ReconcileIncomplete = "ReconcileIncomplete"
+	// PipeStalled (reconciler, Count): 1 when the dispatch Pipe is meant to
+	// run (DesiredState RUNNING) but its CurrentState is not RUNNING, else
+	// 0; emitted each run when the reconciler knows the pipe (PIPE_NAME).
+	// A stopped or failed pipe emits no metric of its own.
+	PipeStalled = "PipeStalled"
 	// EnrichDropped (enrich, Count): stream records dropped because they
 	// are not task records.
 	EnrichDropped = "EnrichDropped"
@@ -69,6 +74,11 @@ const (
 	// not fetch because its time or byte budget (or a Crawl-delay that
 	// did not fit it) ran out first; the document records each.
 	KeyPagesSkipped = "KeyPagesSkipped"
+	// EnrichMalformed (enrich, Count): stream records dropped because they
+	// could not be read as task records (a contract attribute of the wrong
+	// type, an unusable task id). The reconciler re-dispatches their tasks
+	// once overdue, and the scraper fails a task whose row it cannot use.
+	EnrichMalformed = "EnrichMalformed"
 )
 
 // Dimension names.

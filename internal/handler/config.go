@@ -32,6 +32,8 @@ const (
 	EnvMaxPages               = "SCRAPER_MAX_PAGES"
 	EnvResultBucket           = "RESULT_BUCKET"
 	EnvResultPrefix           = "RESULT_PREFIX"
+	EnvPipeName               = "PIPE_NAME"
+	EnvPipeDesiredState       = "PIPE_DESIRED_STATE"
 )
 
 // Defaults for optional settings.
@@ -85,6 +87,11 @@ type ReconcilerConfig struct {
 	MaxRedispatch int
 	LiveShards    int
 	LogLevel      slog.Level
+	// PipeName is the dispatch Pipe whose state each run checks; "" skips
+	// the check. PipeDesiredState is the state the deployment wants it in
+	// (RUNNING by default, or STOPPED).
+	PipeName         string
+	PipeDesiredState string
 }
 
 // EnrichConfig is the enrichment Lambda's environment.
@@ -240,6 +247,12 @@ func ReconcilerConfigFromEnv(getenv func(string) string) (ReconcilerConfig, erro
 		MaxRedispatch: r.integer(EnvMaxRedispatch, DefaultMaxRedispatch, 1, 100000),
 		LiveShards:    r.integer(EnvLiveShards, 0, 1, 100),
 		LogLevel:      r.logLevel(),
+		PipeName:      r.optional(EnvPipeName),
+	}
+	switch c.PipeDesiredState = strings.ToUpper(r.optional(EnvPipeDesiredState)); c.PipeDesiredState {
+	case "", "RUNNING", "STOPPED":
+	default:
+		r.errs = append(r.errs, fmt.Errorf("%s must be RUNNING or STOPPED, got %q", EnvPipeDesiredState, c.PipeDesiredState))
 	}
 	if vis := r.seconds(EnvVisibilityTimeoutSecs, 0, 0, false); vis > 0 && c.RunningGrace > 0 && c.RunningGrace <= vis {
 		r.errs = append(r.errs, fmt.Errorf("%s (%s) must exceed %s (%s), or the reconciler races SQS's own redelivery",

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/taskpipe/taskpipe/internal/message"
+	"github.com/taskpipe/taskpipe/internal/pipestate"
 	"github.com/taskpipe/taskpipe/internal/site"
 	"github.com/taskpipe/taskpipe/internal/sqsqueue"
 )
@@ -45,7 +46,13 @@ type Dispatcher interface {
 	Send(ctx context.Context, msgs []message.Message) error
 }
 
+// PipeStater reads the dispatch Pipe's state (*pipestate.Reader).
+type PipeStater interface {
+	State(ctx context.Context) (pipestate.State, error)
+}
+
 var (
+	_ PipeStater        = (*pipestate.Reader)(nil)
 	_ PoisonForwarder   = (*sqsqueue.Forwarder)(nil)
 	_ VisibilityChanger = (*sqsqueue.Visibility)(nil)
 	_ Dispatcher        = (*sqsqueue.Dispatcher)(nil)

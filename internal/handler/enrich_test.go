@@ -2,6 +2,7 @@ package handler_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -50,10 +51,11 @@ func TestEnrich(t *testing.T) {
 
 	insert := `{"eventName":"INSERT","dynamodb":{"Keys":{"taskId":{"S":"t1"}},"NewImage":{"taskId":{"S":"t1"},"runId":{"S":"r"},"url":{"S":"Example.com"},"status":{"S":"Pending"}}}}`
 	tests := []struct {
-		name    string
-		batch   []string
-		want    []message.Message
-		wantErr string
+		name  string
+		batch []string
+		want  []message.Message
+		// wantCounts are the metrics recorded (nil: none).
+		wantCounts map[string]float64
 	}{
 		{
 			name:  "NormalizesURL",
@@ -79,32 +81,49 @@ func TestEnrich(t *testing.T) {
 			want:  []message.Message{{Version: 1, TaskID: "k1"}},
 		},
 		{
-			name:    "MalformedRecordFailsBatch",
-			batch:   []string{insert, `{"eventName":"INSERT","dynamodb":{"NewImage":{"taskId":{"N":"1"}}}}`},
-			wantErr: "record 2 of 2",
+			// Enrichment has no partial batch failure handling on AWS: a
+			// failed call would take the good record down with the bad one.
+			name:       "MalformedRecordDroppedOthersKept",
+			batch:      []string{insert, `{"eventName":"INSERT","dynamodb":{"NewImage":{"taskId":{"N":"1"}}}}`},
+			want:       []message.Message{{Version: 1, TaskID: "t1", RunID: "r", URL: "https://example.com/", Domain: "example.com"}},
+			wantCounts: map[string]float64{emf.EnrichMalformed: 1},
 		},
 		{
-			name:    "NotARecordFailsBatch",
-			batch:   []string{`{"taskId":"t1"}`},
-			wantErr: "no dynamodb object",
+			name:       "NotARecordDropped",
+			batch:      []string{`{"taskId":"t1"}`, `"text"`, `[1]`, insert},
+			want:       []message.Message{{Version: 1, TaskID: "t1", RunID: "r", URL: "https://example.com/", Domain: "example.com"}},
+			wantCounts: map[string]float64{emf.EnrichMalformed: 3},
+		},
+		{
+			name:       "UnusableTaskIDDropped",
+			batch:      []string{`{"eventName":"INSERT","dynamodb":{"Keys":{"taskId":{"S":"` + strings.Repeat("x", message.MaxTaskIDBytes+1) + `"}},"NewImage":{"url":{"S":"https://a.example/"}}}}`, insert},
+			want:       []message.Message{{Version: 1, TaskID: "t1", RunID: "r", URL: "https://example.com/", Domain: "example.com"}},
+			wantCounts: map[string]float64{emf.EnrichMalformed: 1},
+		},
+		{
+			name: "DroppedAndMalformedCountedApart",
+			batch: []string{
+				`{"eventName":"REMOVE","dynamodb":{"Keys":{"taskId":{"S":"t1"}},"OldImage":{"taskId":{"S":"t1"}}}}`,
+				`{"eventName":"BOGUS","dynamodb":{}}`,
+			},
+			want:       []message.Message{},
+			wantCounts: map[string]float64{emf.EnrichDropped: 1, emf.EnrichMalformed: 1},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			h, _, _ := setupEnrich(t)
+			h, rec, _ := setupEnrich(t)
 			var batch []json.RawMessage
 			for _, r := range tt.batch {
 				batch = append(batch, json.RawMessage(r))
 			}
 			got, err := h.Handle(t.Context(), batch)
-			if tt.wantErr != "" {
-				require.ErrorContains(t, err, tt.wantErr)
-				require.Nil(t, got)
-				return
-			}
 			require.NoError(t, err)
 			require.Equal(t, tt.want, got)
+			if tt.wantCounts != nil {
+				require.Equal(t, tt.wantCounts, rec.counts())
+			}
 			b, err := json.Marshal(got)
 			require.NoError(t, err)
 			require.NotEqual(t, "null", string(b), "the Pipe needs an array")
@@ -112,16 +131,24 @@ func TestEnrich(t *testing.T) {
 	}
 }
 
+// TestEnrichMalformedFixture: the captured batch's second record has a
+// numeric url; it is dropped with a log line that locates it, and the first
+// record still goes to the target.
 func TestEnrichMalformedFixture(t *testing.T) {
 	t.Parallel()
-	h, _, _ := setupEnrich(t)
+	h, rec, logs := setupEnrich(t)
 	var batch []json.RawMessage
 	decodeFixture(t, "pipes-enrich-malformed-batch.json", &batch)
 
-	_, err := h.Handle(t.Context(), batch)
+	got, err := h.Handle(t.Context(), batch)
 
-	require.ErrorContains(t, err, "record 2 of 2")
-	require.ErrorContains(t, err, "attribute url: type N, want S")
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Equal(t, "run-20260101-0002", got[0].TaskID)
+	require.Equal(t, map[string]float64{emf.EnrichMalformed: 1}, rec.counts())
+	require.Contains(t, logs.String(), "malformed stream record; dropped")
+	require.Contains(t, logs.String(), "attribute url: type N, want S")
+	require.Contains(t, logs.String(), `"record":2`)
 }
 
 func TestEnrichValidate(t *testing.T) {

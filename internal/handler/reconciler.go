@@ -11,6 +11,7 @@ import (
 
 	"github.com/taskpipe/taskpipe/internal/emf"
 	"github.com/taskpipe/taskpipe/internal/message"
+	"github.com/taskpipe/taskpipe/internal/pipestate"
 	"github.com/taskpipe/taskpipe/internal/sqsqueue"
 	"github.com/taskpipe/taskpipe/internal/task"
 )
@@ -59,6 +60,15 @@ type Reconciler struct {
 	// Margin is kept free before the invocation deadline; 0 means
 	// DefaultReconcileMargin.
 	Margin time.Duration
+	// Pipe, when set, is asked for the dispatch Pipe's state each run; the
+	// run publishes PipeStalled, so an alarm fires when the pipe should be
+	// delivering and is not (a stopped or failed pipe emits no metric of
+	// its own).
+	Pipe PipeStater
+	// PipeDesiredState is the state the deployment wants the pipe in
+	// (Terraform's desired_state): RUNNING, or STOPPED, which turns the
+	// alarm off. "" means RUNNING.
+	PipeDesiredState string
 }
 
 // ReconcileInput is the optional JSON input of a run: the schedule
@@ -94,6 +104,12 @@ type Report struct {
 	// seen has been due (Pending: since it became Pending; Running: since
 	// its lease expired); 0 when none is overdue.
 	OldestAgeSeconds map[task.State]float64 `json:"oldestAgeSeconds"`
+	// PipeState is the dispatch Pipe's CurrentState, empty when the run
+	// did not (or could not) read it, and PipeDesiredState the state the
+	// deployment wants; PipeStalled is set when it should run and does not.
+	PipeState        string `json:"pipeState,omitempty"`
+	PipeDesiredState string `json:"pipeDesiredState,omitempty"`
+	PipeStalled      bool   `json:"pipeStalled,omitempty"`
 }
 
 // Validate reports missing dependencies and bad durations.
@@ -119,6 +135,11 @@ func (r *Reconciler) Validate() error {
 	}
 	if r.RunningGrace <= 0 {
 		errs = append(errs, fmt.Errorf("running grace %s must be positive", r.RunningGrace))
+	}
+	switch r.PipeDesiredState {
+	case "", pipestate.Running, "STOPPED":
+	default:
+		errs = append(errs, fmt.Errorf("pipe desired state %q must be RUNNING or STOPPED", r.PipeDesiredState))
 	}
 	if r.PageSize < 0 || r.MaxRedispatch < 0 || r.Margin < 0 {
 		errs = append(errs, fmt.Errorf("negative page size %d, max redispatch %d or margin %s",
@@ -185,6 +206,7 @@ func (r *Reconciler) Handle(ctx context.Context, raw json.RawMessage) (Report, e
 			rep.Unfinished = append(rep.Unfinished, s.state)
 		}
 	}
+	run.pipe(ctx)
 	r.emit(log, rep)
 	log.Info("reconcile run done", slog.Any("report", rep))
 	return rep, errors.Join(run.errs...)
@@ -210,6 +232,36 @@ func (r *Reconciler) emit(log *slog.Logger, rep Report) {
 		incomplete = 1
 	}
 	record(nil, emf.Count(emf.StuckFailed, rep.FailedStuck), emf.Count(emf.ReconcileIncomplete, incomplete))
+	if rep.PipeState != "" {
+		stalled := 0
+		if rep.PipeStalled {
+			stalled = 1
+		}
+		record(nil, emf.Count(emf.PipeStalled, stalled))
+	}
+}
+
+// pipe reads the dispatch Pipe's state. An error is the run's error (the
+// reconciler's Errors alarm), and no PipeStalled is published for it: an
+// unknown state is neither healthy nor stalled.
+func (run *reconcileRun) pipe(ctx context.Context) {
+	if run.r.Pipe == nil {
+		return
+	}
+	st, err := run.r.Pipe.State(ctx)
+	if err != nil {
+		run.errs = append(run.errs, fmt.Errorf("handler: reconciler: pipe state: %w", err))
+		return
+	}
+	want := run.r.PipeDesiredState
+	if want == "" {
+		want = pipestate.Running
+	}
+	run.rep.PipeState, run.rep.PipeDesiredState, run.rep.PipeStalled = st.Current, want, st.Stalled(want)
+	if run.rep.PipeStalled {
+		run.log.Error("the dispatch pipe is not running although the deployment wants it to: new tasks are not dispatched",
+			slog.String("currentState", st.Current), slog.String("pipeDesiredState", st.Desired), slog.String("stateReason", st.Reason))
+	}
 }
 
 // reconcileRun is the state of one Handle call.

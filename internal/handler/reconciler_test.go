@@ -15,6 +15,7 @@ import (
 	"github.com/taskpipe/taskpipe/internal/emf"
 	"github.com/taskpipe/taskpipe/internal/handler"
 	"github.com/taskpipe/taskpipe/internal/message"
+	"github.com/taskpipe/taskpipe/internal/pipestate"
 	"github.com/taskpipe/taskpipe/internal/sqsqueue"
 	"github.com/taskpipe/taskpipe/internal/task"
 	"github.com/taskpipe/taskpipe/internal/task/tasktest"
@@ -363,4 +364,71 @@ func TestParseReconcileInput(t *testing.T) {
 			require.Equal(t, tt.want, got)
 		})
 	}
+}
+
+// fakePipe answers the reconciler's pipe state check.
+type fakePipe struct {
+	st  pipestate.State
+	err error
+}
+
+func (p fakePipe) State(context.Context) (pipestate.State, error) { return p.st, p.err }
+
+// Each run publishes PipeStalled: 1 when the deployment wants the pipe
+// running and DescribePipe says it is not (a stopped or failed pipe emits
+// no metric of its own), 0 otherwise; nothing when it cannot tell.
+func TestReconcilerPipeState(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		pipe    handler.PipeStater
+		want    string // the deployment's desired state
+		stalled float64
+		emitted bool
+		wantErr string
+	}{
+		{name: "Running", pipe: fakePipe{st: pipestate.State{Current: "RUNNING", Desired: "RUNNING"}}, emitted: true},
+		{name: "StoppedByHand", pipe: fakePipe{st: pipestate.State{Current: "STOPPED", Desired: "STOPPED"}}, stalled: 1, emitted: true},
+		{name: "UpdateFailed", pipe: fakePipe{st: pipestate.State{Current: "UPDATE_FAILED", Desired: "RUNNING", Reason: "role"}}, stalled: 1, emitted: true},
+		{name: "StoppedOnPurpose", pipe: fakePipe{st: pipestate.State{Current: "STOPPED", Desired: "STOPPED"}}, want: "STOPPED", emitted: true},
+		{name: "DescribeFails", pipe: fakePipe{err: errors.New("AccessDeniedException")}, wantErr: "pipe state: AccessDeniedException"},
+		{name: "NoPipeConfigured"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := setupReconciler(t)
+			b.h.Pipe, b.h.PipeDesiredState = tt.pipe, tt.want
+
+			rep, err := b.h.Handle(t.Context(), nil)
+
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+			} else {
+				require.NoError(t, err)
+			}
+			b.metrics.mu.Lock()
+			v, ok := b.metrics.values[emf.PipeStalled]
+			b.metrics.mu.Unlock()
+			require.Equal(t, tt.emitted, ok)
+			require.Equal(t, tt.stalled, v)
+			require.Equal(t, tt.stalled == 1, rep.PipeStalled)
+			if tt.stalled == 1 {
+				require.Contains(t, b.logs.String(), "the dispatch pipe is not running")
+			}
+		})
+	}
+}
+
+func TestReconcilerConfigPipe(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{handler.EnvTableName: "t", handler.EnvWorkQueueURL: "q", handler.EnvRunningGraceSeconds: "300",
+		handler.EnvPipeName: "p", handler.EnvPipeDesiredState: "stopped"}
+	c, err := handler.ReconcilerConfigFromEnv(func(k string) string { return env[k] })
+	require.NoError(t, err)
+	require.Equal(t, "p", c.PipeName)
+	require.Equal(t, "STOPPED", c.PipeDesiredState)
+	env[handler.EnvPipeDesiredState] = "paused"
+	_, err = handler.ReconcilerConfigFromEnv(func(k string) string { return env[k] })
+	require.ErrorContains(t, err, "PIPE_DESIRED_STATE must be RUNNING or STOPPED")
 }

@@ -11,11 +11,13 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/pipes"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/taskpipe/taskpipe/internal/dynamostore"
 	"github.com/taskpipe/taskpipe/internal/emf"
 	"github.com/taskpipe/taskpipe/internal/handler"
+	"github.com/taskpipe/taskpipe/internal/pipestate"
 	"github.com/taskpipe/taskpipe/internal/sqsqueue"
 )
 
@@ -35,6 +37,10 @@ func main() {
 		PendingGrace:  cfg.PendingGrace,
 		RunningGrace:  cfg.RunningGrace,
 		MaxRedispatch: cfg.MaxRedispatch,
+	}
+	if cfg.PipeName != "" {
+		h.Pipe = &pipestate.Reader{Client: pipes.NewFromConfig(awsCfg), Name: cfg.PipeName}
+		h.PipeDesiredState = cfg.PipeDesiredState
 	}
 	exitOn(h.Validate())
 	lambda.StartHandlerFunc(h.Handle)

@@ -18,6 +18,7 @@ const (
 	demoDeliveries = "deliveries = claims + skipped"
 	demoWeb        = "fixture web requests = expected"
 	demoDLQ        = "DLQs empty"
+	demoPipe       = "pipe dispatched each task once"
 )
 
 // adjustChecks rewrites the demo's reconciliation checks whose
@@ -45,8 +46,12 @@ const (
 //     (see rejudge).
 //   - DLQs: the work DLQ holds the poison messages, and may hold messages
 //     of terminal tasks (a lost acknowledgement or a killed worker used up
-//     the message's receives after the task ended); the pipe DLQ stays
-//     empty (no pipe faults are injected).
+//     the message's receives after the task ended); the pipe DLQ holds
+//     pointers only when the run failed the pipe's target, and then
+//     exactly the records the pipe says it dead-lettered.
+//   - Pipe: failed executions are retried and bisected, so the pipe's
+//     EventCount exceeds the tasks; the pipe's own account
+//     (InvPipeOnce) must show each record handled once instead.
 func adjustChecks(rep *demo.Report, h *History, res Result, st *demo.Stage) {
 	s := res.Summary
 	o, m := rep.Outcomes, rep.Metrics
@@ -103,10 +108,22 @@ func adjustChecks(rep *demo.Report, h *History, res Result, st *demo.Stage) {
 	for _, r := range h.Rows {
 		terminal[r.TaskID] = task.State(r.Status).Terminal()
 	}
+	pf := h.Faults.Config.Pipes
+	pipeFaults := pf.TargetFailureRate > 0 || pf.TargetRefuseRate > 0 || pf.EnrichmentFailureRate > 0 || pf.EnrichmentTimeoutRate > 0 ||
+		(h.Pipe != nil && h.Pipe.FilterEdit != nil)
+	pipeOnce, tracked := res.Get(InvPipeOnce)
+	if tracked && pipeFaults {
+		replace(demoPipe, demo.Check{Name: "pipe handled each task's record once (its own account), retries and bisect aside",
+			OK: pipeOnce.OK() && m.EnrichDropped == 0,
+			Detail: fmt.Sprintf("%s; %.0f pipe events, %.0f failed executions (retried or bisected), %.0f records dropped by enrich",
+				pipeOnce.Detail, m.PipeEvents, m.PipeFailed, m.EnrichDropped)})
+	}
 	var nPoison, nTerminal, nPipe int
 	var other []string
 	for _, d := range h.DLQ {
 		switch {
+		case d.Queue == QueuePipe && pipeFaults && tracked && pipeOnce.OK():
+			nPipe++
 		case d.Queue == QueuePipe:
 			nPipe++
 			other = append(other, "pipe: "+d.Reason)

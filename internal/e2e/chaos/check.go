@@ -113,6 +113,7 @@ func Check(h *History) Result {
 		c.poisonInDLQ(),
 		c.dlqExplained(),
 	}
+	inv = append(inv, c.pipeOnce()...)
 	inv = append(inv, c.faults()...)
 	return Result{Invariants: inv, Summary: c.summary()}
 }
@@ -457,7 +458,21 @@ func (c *checker) faults() []Invariant {
 		fired("SQS slow acknowledgements", st.SQSDelayedAcks, st.SQSDelayedAcks, fmt.Sprintf("%d acknowledgements held %s", st.SQSDelayedAcks, d))
 	}
 	if r := cfg.Pipes.TargetFailureRate; r > 0 {
-		fired("pipe target failures", st.PipeDeliveries, st.PipeTargetFailures, ratio(st.PipeTargetFailures, st.PipeDeliveries, r)+" deliveries failed")
+		fired("pipe target failures", st.PipeDeliveries, st.PipeTargetFailures, ratio(st.PipeTargetFailures, st.PipeDeliveries, r)+" sends failed")
+	}
+	if r := cfg.Pipes.TargetRefuseRate; r > 0 {
+		fired("pipe target refusals", st.PipeDeliveries, st.PipeRefusedBodies,
+			fmt.Sprintf("%d messages refused on every send (%d sends; configured %s of messages)", st.PipeRefusedBodies, st.PipeTargetRefusals, pctf(r)))
+	}
+	if r := cfg.Pipes.EnrichmentFailureRate; r > 0 {
+		fired("pipe enrichment errors", st.PipeEnrichments, st.PipeEnrichmentErrors, ratio(st.PipeEnrichmentErrors, st.PipeEnrichments, r)+" enrichment invocations failed")
+	}
+	if r := cfg.Pipes.EnrichmentTimeoutRate; r > 0 {
+		fired("pipe enrichment timeouts", st.PipeEnrichments, st.PipeEnrichmentTimeouts, ratio(st.PipeEnrichmentTimeouts, st.PipeEnrichments, r)+" enrichment invocations timed out")
+	}
+	if p := c.h.Pipe; p != nil && p.FilterEdit != nil {
+		fired("pipe outage across the filter edit", st.PipeOutageFailures, st.PipeOutageFailures,
+			fmt.Sprintf("%d sends failed while terraform apply ran", st.PipeOutageFailures))
 	}
 	kills := int64(0)
 	for i, k := range cfg.Kill {

@@ -3,10 +3,14 @@
 //
 // A chaos run (Run; taskpipe chaos; make chaos) is the demo (package
 // demo) with two hooks: after terraform apply and before the submit it
-// switches the local cloud's fault injector on (DynamoDB throttling, SQS
-// duplicate deliveries, lost and delayed acknowledgements, the scraper
-// killed right after its claim) and puts unparseable messages on the work
-// queue; the fixture web's mix adds flaky and fatal sites. Once every task
+// switches the local cloud's fault injector on (DynamoDB throttling and
+// 500s, SQS duplicate deliveries, lost and delayed acknowledgements, the
+// scraper killed right after its claim, the Pipe's sends to the work queue
+// failing or refused for good, its enrichment failing or timing out) and
+// puts unparseable messages on the work queue; the fixture web's mix adds
+// flaky and fatal sites. With Plan.FilterEdit it also applies the stack
+// again in the middle of the dispatch with the Pipe's filter rewritten,
+// the Pipe's target down meanwhile (edit.go). Once every task
 // is terminal and the pipeline is quiet it records a History: the
 // submitted task ids, the table's stream from TRIM_HORIZON, the final
 // rows, both DLQs (read without consuming them), the injected poison
@@ -29,6 +33,10 @@
 //     so a second pass cannot hide a second result;
 //   - attempts never above maxAttempts;
 //   - every injected poison message in the work DLQ with its reason;
+//   - the Pipe handled each record that became Pending exactly once,
+//     delivered or dead-lettered, by its own account (pipe.TrackDeliveries),
+//     the filter edit included, and its DLQ points at exactly the
+//     dead-lettered records; the edit landed with records on both sides;
 //   - every configured fault fired, so a run cannot pass vacuously.
 //
 // Each invariant is one row of an aligned table with its counts and PASS

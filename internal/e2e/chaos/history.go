@@ -39,6 +39,39 @@ type History struct {
 	// Retried is the number of tasks an operator sent back to Pending
 	// during the run (taskpipe retry); a chaos run retries none.
 	Retried int `json:"retried,omitempty"`
+	// Pipe is what the local Pipe did with each stream record of the run
+	// (absent from histories recorded before it was tracked).
+	Pipe *PipeHistory `json:"pipe,omitempty"`
+}
+
+// PipeHistory is the pipe's own account of the run.
+type PipeHistory struct {
+	// Fates are, by sequence number, how often each record was delivered
+	// (its execution succeeded) and dead-lettered; a record the pipe
+	// filtered out has none.
+	Fates map[string]PipeFate `json:"fates"`
+	// FilterEdit is the mid-run edit, when the plan made one.
+	FilterEdit *FilterEdit `json:"filterEdit,omitempty"`
+}
+
+// PipeFate is pipe.Fate as the history keeps it.
+type PipeFate struct {
+	Delivered    int `json:"d,omitempty"`
+	DeadLettered int `json:"x,omitempty"`
+}
+
+// FilterEdit records the mid-run terraform apply of a changed filter.
+type FilterEdit struct {
+	// Filter is the edited filter the apply set.
+	Filter []string `json:"filter"`
+	// Applied is whether DescribePipe returned it afterwards.
+	Applied bool `json:"applied"`
+	// HandledBefore and HandledAtEnd are the records the pipe had handled
+	// when the edit (and the target outage around it) began and ended.
+	HandledBefore int `json:"handledBefore"`
+	HandledAtEnd  int `json:"handledAtEnd"`
+	// Seconds is how long the edit took.
+	Seconds float64 `json:"seconds"`
 }
 
 // Rejected is an input line the submit refused.

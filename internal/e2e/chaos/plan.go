@@ -36,6 +36,32 @@ type Plan struct {
 	// KillRate is the share of the scraper's claims after which its
 	// process is killed.
 	KillRate float64
+	// ServerErrorRate is the share of DynamoDB data-plane requests
+	// answered 500 InternalServerError (the SDKs retry it).
+	ServerErrorRate float64
+	// PipeFailureRate is the share of the Pipe's SendMessage calls to the
+	// work queue that fail, each decided anew: the pipe retries (and
+	// bisects) the batch, sending its earlier messages again.
+	PipeFailureRate float64
+	// PipeRefuseRate is the share of work messages whose every
+	// SendMessage from the Pipe fails: bisect isolates each, the pipe
+	// dead-letters it after its retries, and the reconciler re-dispatches
+	// the task once its Pending grace is over.
+	PipeRefuseRate float64
+	// EnrichErrorRate and EnrichTimeoutRate are the shares of the Pipe's
+	// enrichment invocations that fail as a function error, or hang for
+	// EnrichTimeout and fail as a timeout: the batch is retried whole
+	// (enrichment has no partial batch failure handling), and after its
+	// retries the pipe dead-letters it and the reconciler re-dispatches
+	// its tasks. They need a stack with enrichment on (the local example).
+	EnrichErrorRate   float64
+	EnrichTimeoutRate float64
+	EnrichTimeout     time.Duration
+	// FilterEdit applies the stack again in the middle of the dispatch
+	// with the pipe's filter rewritten (EditedFilter: the same records,
+	// other patterns), while the pipe's target is down, so the update
+	// lands on a pipe with records in flight.
+	FilterEdit bool
 }
 
 // ChaosMix is the fixture web of a chaos run: 10% flaky sites (503 before
@@ -63,15 +89,23 @@ func ChaosMix() fixtureweb.Mix {
 // DynamoDB throttling, slow acknowledgements, and 1% lost ones (SQS's
 // DeleteMessage can fail like any call; the message then comes back after
 // its visibility timeout, which the pipeline must shrug off).
+//
+// On top of those: 1% of DynamoDB requests answered 500, 2% of the Pipe's
+// sends failing, 0.5% of work messages the Pipe can never send (its DLQ
+// and the reconciler recover them), and the mid-run filter edit.
 func FullPlan() Plan {
 	return Plan{
-		Mix:           ChaosMix(),
-		PoisonRate:    0.01,
-		ThrottleRate:  0.01,
-		DuplicateRate: 0.05,
-		DropAckRate:   0.01,
-		AckDelay:      300 * time.Millisecond,
-		KillRate:      0.01,
+		Mix:             ChaosMix(),
+		PoisonRate:      0.01,
+		ThrottleRate:    0.01,
+		DuplicateRate:   0.05,
+		DropAckRate:     0.01,
+		AckDelay:        300 * time.Millisecond,
+		KillRate:        0.01,
+		ServerErrorRate: 0.01,
+		PipeFailureRate: 0.02,
+		PipeRefuseRate:  0.005,
+		FilterEdit:      true,
 	}
 }
 
@@ -86,6 +120,11 @@ func ShortPlan() Plan {
 		DropAckRate:   0.02,
 		AckDelay:      200 * time.Millisecond,
 		KillRate:      0.03,
+		// 2% of 300 tasks is about 6 refused messages.
+		ServerErrorRate: 0.02,
+		PipeFailureRate: 0.05,
+		PipeRefuseRate:  0.02,
+		FilterEdit:      true,
 	}
 }
 
@@ -96,11 +135,22 @@ func (p Plan) Validate() error {
 		name string
 		v    float64
 	}{{"poison", p.PoisonRate}, {"throttle", p.ThrottleRate}, {"duplicate", p.DuplicateRate},
-		{"drop-ack", p.DropAckRate}, {"kill", p.KillRate}}
+		{"drop-ack", p.DropAckRate}, {"kill", p.KillRate}, {"ddb-5xx", p.ServerErrorRate},
+		{"pipe-fail", p.PipeFailureRate}, {"pipe-refuse", p.PipeRefuseRate},
+		{"enrich-error", p.EnrichErrorRate}, {"enrich-timeout", p.EnrichTimeoutRate}}
 	for _, r := range rates {
 		if math.IsNaN(r.v) || r.v < 0 || r.v > 1 {
 			errs = append(errs, fmt.Sprintf("%s rate %v outside 0..1", r.name, r.v))
 		}
+	}
+	if p.ThrottleRate+p.ServerErrorRate > 1 {
+		errs = append(errs, fmt.Sprintf("throttle rate %v + ddb-5xx rate %v above 1", p.ThrottleRate, p.ServerErrorRate))
+	}
+	if p.EnrichErrorRate+p.EnrichTimeoutRate > 1 {
+		errs = append(errs, fmt.Sprintf("enrich-error rate %v + enrich-timeout rate %v above 1", p.EnrichErrorRate, p.EnrichTimeoutRate))
+	}
+	if p.EnrichTimeout < 0 || p.EnrichTimeout > time.Minute {
+		errs = append(errs, fmt.Sprintf("enrich timeout %s outside 0..1m", p.EnrichTimeout))
 	}
 	if p.AckDelay < 0 || p.AckDelay > time.Minute {
 		errs = append(errs, fmt.Sprintf("ack delay %s outside 0..1m", p.AckDelay))
@@ -121,11 +171,18 @@ func (p Plan) Poison(sites int) int {
 }
 
 // FaultConfig is the injector configuration of the plan for a deployed
-// stack: DynamoDB throttling on the data plane for every caller, SQS
-// faults on the work queue, the kill rule on the scraper's claim.
+// stack: DynamoDB throttling and server errors on the data plane for every
+// caller, SQS faults on the work queue, the pipe's target faults on the
+// stack's pipe, the kill rule on the scraper's claim.
 func (p Plan) FaultConfig(o demo.Outputs) fault.Config {
 	var c fault.Config
 	c.DynamoDB.ThrottleRate = p.ThrottleRate
+	c.DynamoDB.ServerErrorRate = p.ServerErrorRate
+	if p.PipeFailureRate > 0 || p.PipeRefuseRate > 0 || p.EnrichErrorRate > 0 || p.EnrichTimeoutRate > 0 {
+		c.Pipes = fault.PipeFaults{TargetFailureRate: p.PipeFailureRate, TargetRefuseRate: p.PipeRefuseRate,
+			EnrichmentFailureRate: p.EnrichErrorRate, EnrichmentTimeoutRate: p.EnrichTimeoutRate,
+			EnrichmentTimeout: fault.Duration(p.EnrichTimeout), Pipes: []string{o.PipeName}}
+	}
 	queue := path.Base(o.WorkQueueURL)
 	if p.DuplicateRate > 0 || p.DropAckRate > 0 || p.AckDelay > 0 {
 		c.SQS = fault.SQSFaults{DuplicateRate: p.DuplicateRate, DropAckRate: p.DropAckRate,
@@ -136,4 +193,17 @@ func (p Plan) FaultConfig(o demo.Outputs) fault.Config {
 			BodyContains: ClaimMarker, Rate: p.KillRate}}
 	}
 	return c
+}
+
+// EditedFilter is the pipe filter of the mid-run edit: "becomes Pending"
+// as the dispatch module's default says it (new status Pending, old
+// status absent or anything but Pending), with the second pattern's
+// anything-but rewritten as the list of the other states. Every record
+// matches the edited filter exactly when it matches the default, so the
+// edit must neither skip nor replay a record.
+func EditedFilter() []string {
+	return []string{
+		`{"dynamodb":{"NewImage":{"status":{"S":["Pending"]}},"OldImage":{"status":{"S":[{"exists":false}]}}}}`,
+		`{"dynamodb":{"NewImage":{"status":{"S":["Pending"]}},"OldImage":{"status":{"S":["Running","Finished","Failed"]}}}}`,
+	}
 }

@@ -44,6 +44,7 @@ type recorder struct {
 	rep    *demo.Report
 	poison []Poison
 	plan   Plan
+	edit   *filterEdit
 }
 
 func (r *recorder) record(ctx context.Context) (*History, error) {
@@ -75,6 +76,17 @@ func (r *recorder) record(ctx context.Context) (*History, error) {
 	}
 	if h.Rows, err = readRows(ctx, r.st.Store, r.rep.RunID); err != nil {
 		errs = append(errs, err)
+	}
+	h.Pipe = &PipeHistory{Fates: map[string]PipeFate{}}
+	if r.edit != nil {
+		fe, err := r.edit.wait(ctx)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		h.Pipe.FilterEdit = fe
+	}
+	for seq, f := range r.st.Cloud.Pipes().Deliveries(r.st.Outputs.PipeName) {
+		h.Pipe.Fates[seq] = PipeFate{Delivered: f.Delivered, DeadLettered: f.DeadLettered}
 	}
 	h.Faults.PoisonPlanned = r.plan.Poison(r.rep.Lines)
 	h.Faults.Web = webFaults(r.st.Web, r.rep)

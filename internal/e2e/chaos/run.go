@@ -91,14 +91,18 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	oc := &Outcome{}
 	var hookErr error
 	var poison []Poison
+	var edit *filterEdit
 	d.Hooks = demo.Hooks{
 		BeforeSubmit: func(ctx context.Context, st *demo.Stage) error {
 			var err error
 			poison, err = cfg.before(ctx, st, d, out)
+			if err == nil && cfg.Plan.FilterEdit {
+				edit = startFilterEdit(ctx, st, max(1, d.Sites/5))
+			}
 			return err
 		},
 		AfterRun: func(ctx context.Context, st *demo.Stage, rep *demo.Report) error {
-			rec := &recorder{st: st, rep: rep, poison: poison, plan: cfg.Plan}
+			rec := &recorder{st: st, rep: rep, poison: poison, plan: cfg.Plan, edit: edit}
 			h, err := rec.record(ctx)
 			oc.History = h
 			if err != nil {
@@ -145,6 +149,9 @@ func (cfg Config) before(ctx context.Context, st *demo.Stage, d demo.Config, out
 	if vis := time.Duration(secs) * time.Second; vis+10*time.Second > d.QuietTimeout {
 		return nil, fmt.Errorf("chaos: the work queue's visibility timeout %s leaves no time in the quiet timeout %s: messages of lost acknowledgements would still be invisible when the counts are read", vis, d.QuietTimeout)
 	}
+	// From before the first record of the run, so every record has its
+	// fate.
+	st.Cloud.Pipes().TrackDeliveries(st.Outputs.PipeName)
 	fc := cfg.Plan.FaultConfig(st.Outputs)
 	url := st.Cloud.URL() + emu.AdminPrefix + "faults?seed=" + strconv.FormatUint(cfg.FaultSeed, 10)
 	if err := adminJSON(ctx, st.Cloud.AdminClient(), http.MethodPut, url, fc, nil); err != nil {
@@ -165,7 +172,8 @@ func (cfg Config) before(ctx context.Context, st *demo.Stage, d demo.Config, out
 // zero reports whether nothing of the plan is set.
 func (p Plan) zero() bool {
 	return p.Mix == nil && p.PoisonRate == 0 && p.ThrottleRate == 0 && p.DuplicateRate == 0 &&
-		p.DropAckRate == 0 && p.AckDelay == 0 && p.KillRate == 0
+		p.DropAckRate == 0 && p.AckDelay == 0 && p.KillRate == 0 && p.ServerErrorRate == 0 &&
+		p.PipeFailureRate == 0 && p.PipeRefuseRate == 0 && p.EnrichErrorRate == 0 && p.EnrichTimeoutRate == 0 && !p.FilterEdit
 }
 
 // String lists the plan's faults in one line.
@@ -182,6 +190,12 @@ func (p Plan) String() string {
 	add(p.AckDelay > 0, "acks delayed %s", p.AckDelay)
 	add(p.KillRate > 0, "scraper killed after %s of claims", pctf(p.KillRate))
 	add(p.PoisonRate > 0, "poison %s of lines", pctf(p.PoisonRate))
+	add(p.ServerErrorRate > 0, "DynamoDB 500s %s", pctf(p.ServerErrorRate))
+	add(p.PipeFailureRate > 0, "pipe sends failing %s", pctf(p.PipeFailureRate))
+	add(p.PipeRefuseRate > 0, "work messages the pipe cannot send %s", pctf(p.PipeRefuseRate))
+	add(p.EnrichErrorRate > 0, "enrichment errors %s", pctf(p.EnrichErrorRate))
+	add(p.EnrichTimeoutRate > 0, "enrichment timeouts %s", pctf(p.EnrichTimeoutRate))
+	add(p.FilterEdit, "pipe filter edited mid-run")
 	if len(parts) == 0 {
 		return "none"
 	}
@@ -212,6 +226,14 @@ func printResult(w io.Writer, oc *Outcome, cfg Config) error {
 		st.Kills, len(h.Poison), s.Claims, s.Releases, s.Abandoned, s.Exhausted, s.Stuck)
 	if err != nil {
 		return fmt.Errorf("chaos: print: %w", err)
+	}
+	if st.DynamoDBServerErrors+st.PipeDeliveries+st.PipeEnrichments+st.PipeOutageFailures > 0 {
+		_, err = fmt.Fprintf(w, "Also injected: %d DynamoDB 500s, %d of %d pipe sends failed, %d messages refused by the pipe's target (%d sends), %d sends failed in the outage across the filter edit, %d enrichment errors and %d timeouts of %d invocations\n",
+			st.DynamoDBServerErrors, st.PipeTargetFailures, st.PipeDeliveries, st.PipeRefusedBodies, st.PipeTargetRefusals,
+			st.PipeOutageFailures, st.PipeEnrichmentErrors, st.PipeEnrichmentTimeouts, st.PipeEnrichments)
+		if err != nil {
+			return fmt.Errorf("chaos: print: %w", err)
+		}
 	}
 	verdict := "every invariant holds"
 	if !oc.Result.OK() {

@@ -23,7 +23,8 @@ func TestMain(m *testing.M) {
 
 // TestChaosShort is the short chaos run of make test, through the same
 // Run as taskpipe chaos: 300 sites, every fault at a rate that makes it
-// fire several times, on the local example with its recovery timers cut
+// fire several times (the Pipe's target failures and refusals and the
+// mid-run filter edit included), on the local example with its recovery timers cut
 // to what the pipeline module allows (testdata/fast-recovery), so killed
 // workers come back after 150 s instead of 180 s. It passes only when
 // every invariant and every reconciliation check holds.
@@ -71,7 +72,22 @@ func TestChaosShort(t *testing.T) {
 	require.Positive(t, st.SQSDroppedAcks)
 	require.Positive(t, st.SQSDelayedAcks)
 	require.Positive(t, st.Kills)
+	require.Positive(t, st.DynamoDBServerErrors)
 	require.NotEmpty(t, oc.History.Poison)
+	// The pipe's target failed (retries, bisect), refused some messages for
+	// good (pipe DLQ, then the reconciler), and the filter was edited with
+	// records on both sides; each record was still handled once.
+	require.Positive(t, st.PipeTargetFailures)
+	require.Positive(t, st.PipeRefusedBodies)
+	require.Positive(t, st.PipeOutageFailures)
+	require.NotNil(t, oc.History.Pipe)
+	require.NotNil(t, oc.History.Pipe.FilterEdit)
+	require.True(t, oc.History.Pipe.FilterEdit.Applied)
+	for _, name := range []string{chaos.InvPipeOnce, chaos.InvFilterEdit} {
+		inv, ok := oc.Result.Get(name)
+		require.True(t, ok, name)
+		require.True(t, inv.OK(), "%s: %s %v", name, inv.Detail, inv.Examples)
+	}
 	require.GreaterOrEqual(t, oc.Result.Summary.Abandoned, int(st.Kills))
 	require.Contains(t, out.String(), "Chaos verdict: every invariant holds")
 

@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"errors"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
@@ -39,8 +40,25 @@ type Stage struct {
 	Web *fixtureweb.Web
 	// RunID is the run's id (BeforeSubmit sees the id the submit will use).
 	RunID string
+
+	stack *stack
 }
 
 func (r *runner) stage() *Stage {
-	return &Stage{Cloud: r.cloud, AWS: r.aws, Outputs: r.outputs, Store: r.store, Web: r.web, RunID: r.report.RunID}
+	return &Stage{Cloud: r.cloud, AWS: r.aws, Outputs: r.outputs, Store: r.store, Web: r.web, RunID: r.report.RunID,
+		stack: r.stack}
+}
+
+// Reapply runs terraform apply on the running stack with extra variables
+// (name=value, replacing the run's value of that name), e.g. a changed
+// pipe filter in the middle of a run. It must not overlap another
+// terraform command of the run: call it from a hook, or from a goroutine
+// a hook started and AfterRun waits for. The outputs are not read again.
+func (s *Stage) Reapply(ctx context.Context, vars ...string) error {
+	if s.stack == nil {
+		return errors.New("demo: reapply: no stack")
+	}
+	tctx, cancel := context.WithTimeout(ctx, terraformTimeout)
+	defer cancel()
+	return s.stack.reapply(tctx, vars)
 }

@@ -148,6 +148,25 @@ func (s *stack) apply(ctx context.Context) error {
 	return nil
 }
 
+// reapply applies the stack again with extra variables (name=value), each
+// replacing the variable of that name; later commands (destroy) use the
+// new values too.
+func (s *stack) reapply(ctx context.Context, extra []string) error {
+	vars := make([]string, 0, len(s.vars)+len(extra))
+	names := map[string]bool{}
+	for _, v := range extra {
+		n, _, _ := strings.Cut(v, "=")
+		names[n] = true
+	}
+	for _, v := range s.vars {
+		if n, _, _ := strings.Cut(v, "="); !names[n] {
+			vars = append(vars, v)
+		}
+	}
+	s.vars = append(vars, extra...)
+	return s.apply(ctx)
+}
+
 func (s *stack) destroy(ctx context.Context) error {
 	opts := make([]tfexec.DestroyOption, 0, len(s.vars))
 	for _, v := range s.vars {

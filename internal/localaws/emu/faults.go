@@ -16,9 +16,13 @@ type Faults interface {
 	DropAck(queueARN string) bool
 	// AckDelay is how long to hold an acknowledgement before sending it.
 	AckDelay(queueARN string) time.Duration
-	// PipeTargetFails reports whether a Pipe's delivery to its target
-	// should fail this time.
-	PipeTargetFails(pipeName string) bool
+	// PipeTargetFails reports whether a Pipe's SendMessage of body to its
+	// target should fail this time.
+	PipeTargetFails(pipeName string, body []byte) bool
+	// PipeEnrichmentFails reports whether a Pipe's enrichment invocation
+	// should fail as a function error, after hanging for hang first (a
+	// function timeout when hang > 0).
+	PipeEnrichmentFails(pipeName string) (fail bool, hang time.Duration)
 }
 
 // NoFaults is the Faults that injects nothing.
@@ -34,4 +38,7 @@ func (NoFaults) DropAck(string) bool { return false }
 func (NoFaults) AckDelay(string) time.Duration { return 0 }
 
 // PipeTargetFails implements Faults.
-func (NoFaults) PipeTargetFails(string) bool { return false }
+func (NoFaults) PipeTargetFails(string, []byte) bool { return false }
+
+// PipeEnrichmentFails implements Faults.
+func (NoFaults) PipeEnrichmentFails(string) (bool, time.Duration) { return false, 0 }

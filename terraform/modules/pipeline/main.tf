@@ -54,6 +54,10 @@ locals {
 
   reconciler_environment = merge(local.environment, {
     MAX_REDISPATCH = tostring(var.reconciler_max_redispatch)
+    # Each run checks the pipe's CurrentState (pipes:DescribePipe) and
+    # publishes PipeStalled (monitoring.tf, pipe_stalled).
+    PIPE_NAME          = module.dispatch.pipe_name
+    PIPE_DESIRED_STATE = "RUNNING"
   })
 }
 
@@ -217,6 +221,13 @@ module "reconciler" {
   async_maximum_event_age_in_seconds = 300
 
   policy_statements = [
+    {
+      # DescribePipe's resource type is the pipe
+      # (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazoneventbridgepipes.html).
+      sid       = "ReadPipeState"
+      actions   = ["pipes:DescribePipe"]
+      resources = [module.dispatch.pipe_arn]
+    },
     {
       sid       = "ListLiveTasks"
       actions   = ["dynamodb:Query"]

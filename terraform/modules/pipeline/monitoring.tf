@@ -242,3 +242,27 @@ resource "aws_cloudwatch_dashboard" "this" {
     ]
   })
 }
+
+# A stopped, disabled or failed pipe emits no ExecutionFailed, so nothing
+# else notices it: each reconciler run reads the pipe's CurrentState
+# (pipes:DescribePipe) and publishes PipeStalled, 1 when the pipe is not
+# RUNNING although this deployment wants it running (internal/emf). Two
+# runs in a row, so a pipe briefly UPDATING during an apply does not page.
+# Missing data means the reconciler did not run, which its errors alarm
+# covers.
+resource "aws_cloudwatch_metric_alarm" "pipe_stalled" {
+  alarm_name          = "${var.name}-pipe-stalled"
+  alarm_description   = "The ${var.name} pipe is not RUNNING although the deployment wants it running: new tasks are not dispatched (the reconciler re-sends them only after their Pending grace)."
+  namespace           = local.metrics_namespace
+  metric_name         = "PipeStalled"
+  statistic           = "Maximum"
+  period              = 300
+  evaluation_periods  = 2
+  datapoints_to_alarm = 2
+  comparison_operator = "GreaterThanOrEqualToThreshold"
+  threshold           = 1
+  treat_missing_data  = "notBreaching"
+  alarm_actions       = local.alarm_actions
+  ok_actions          = local.alarm_actions
+  tags                = var.tags
+}

@@ -80,9 +80,25 @@ type SQSFaults struct {
 
 // PipeFaults act inside the Pipe runtime through emu.Faults.
 type PipeFaults struct {
-	// TargetFailureRate is the share of deliveries to a Pipe's target that
-	// fail (and go through the pipe's retry, bisect and DLQ policy).
+	// TargetFailureRate is the share of the Pipe's SendMessage calls to
+	// its target that fail, each decided anew (a transient failure: the
+	// pipe's retries and bisect get the message through).
 	TargetFailureRate float64 `json:"targetFailureRate,omitempty"`
+	// TargetRefuseRate is the share of message bodies whose every
+	// SendMessage fails, decided by a hash of the seed and the body, so
+	// the same message fails on every attempt: bisect isolates it and the
+	// pipe dead-letters it once its retries are used up.
+	TargetRefuseRate float64 `json:"targetRefuseRate,omitempty"`
+	// EnrichmentFailureRate is the share of the Pipe's enrichment
+	// invocations that fail as a function error (the batch is retried
+	// whole: enrichment has no partial batch failure handling).
+	EnrichmentFailureRate float64 `json:"enrichmentFailureRate,omitempty"`
+	// EnrichmentTimeoutRate is the share that hang for EnrichmentTimeout
+	// and then fail as a function timeout.
+	EnrichmentTimeoutRate float64 `json:"enrichmentTimeoutRate,omitempty"`
+	// EnrichmentTimeout is how long a timed-out invocation hangs (default
+	// 1s; the enrichment function's own timeout on AWS).
+	EnrichmentTimeout Duration `json:"enrichmentTimeout,omitempty"`
 	// Pipes limits the fault to these pipe names; empty means every pipe.
 	Pipes []string `json:"pipes,omitempty"`
 }
@@ -166,6 +182,15 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("sqs.ackDelay must not be negative, got %s", time.Duration(c.SQS.AckDelay)))
 	}
 	rate("pipes.targetFailureRate", c.Pipes.TargetFailureRate)
+	rate("pipes.targetRefuseRate", c.Pipes.TargetRefuseRate)
+	rate("pipes.enrichmentFailureRate", c.Pipes.EnrichmentFailureRate)
+	rate("pipes.enrichmentTimeoutRate", c.Pipes.EnrichmentTimeoutRate)
+	if c.Pipes.EnrichmentFailureRate+c.Pipes.EnrichmentTimeoutRate > 1 {
+		errs = append(errs, errors.New("pipes.enrichmentFailureRate + pipes.enrichmentTimeoutRate must not exceed 1"))
+	}
+	if c.Pipes.EnrichmentTimeout < 0 || time.Duration(c.Pipes.EnrichmentTimeout) > 15*time.Minute {
+		errs = append(errs, fmt.Errorf("pipes.enrichmentTimeout must be between 0 and 15m (Lambda's longest timeout), got %s", time.Duration(c.Pipes.EnrichmentTimeout)))
+	}
 	for i, k := range c.Kill {
 		if k.Function == "" && k.Service == "" && k.Operation == "" && k.BodyContains == "" {
 			errs = append(errs, fmt.Errorf("kill[%d] selects nothing: set function, service, operation or bodyContains", i))

@@ -240,7 +240,7 @@ func TestFaultsMethodsHonourRatesAndScope(t *testing.T) {
 		if inj.DropAck(work) {
 			drop++
 		}
-		if inj.PipeTargetFails("tasks") {
+		if inj.PipeTargetFails("tasks", nil) {
 			pipe++
 		}
 	}
@@ -266,9 +266,41 @@ func TestFaultsMethodsHonourRatesAndScope(t *testing.T) {
 	for range 1000 {
 		require.False(t, faults.DuplicateDelivery(work))
 		require.False(t, faults.DropAck(work))
-		require.False(t, faults.PipeTargetFails("tasks"))
+		require.False(t, faults.PipeTargetFails("tasks", nil))
 		require.Zero(t, faults.AckDelay(work))
 	}
+}
+
+// A refused body fails on every send, whatever the transient rate says,
+// so the pipe's retries cannot get it through; the share of bodies refused
+// follows the rate, and the same seed refuses the same bodies.
+func TestPipeTargetRefusesTheSameBodies(t *testing.T) {
+	t.Parallel()
+	refused := func(seed uint64) map[int]bool {
+		inj, err := fault.New(fault.Config{Pipes: fault.PipeFaults{TargetRefuseRate: 0.1, Pipes: []string{"dispatch"}}}, seed)
+		require.NoError(t, err)
+		out := map[int]bool{}
+		for i := range 5000 {
+			body := []byte(fmt.Sprintf(`{"v":1,"taskId":"t-%d"}`, i))
+			first := inj.PipeTargetFails("dispatch", body)
+			for range 3 {
+				require.Equal(t, first, inj.PipeTargetFails("dispatch", body), "body %d decided differently on a retry", i)
+			}
+			require.False(t, inj.PipeTargetFails("other", body), "out of scope")
+			if first {
+				out[i] = true
+			}
+		}
+		st := inj.Stats()
+		require.Equal(t, int64(len(out)), st.PipeRefusedBodies)
+		require.Equal(t, 4*int64(len(out)), st.PipeTargetRefusals)
+		require.Zero(t, st.PipeTargetFailures)
+		return out
+	}
+	a := refused(7)
+	require.InDelta(t, 0.1, float64(len(a))/5000, 0.015)
+	require.Equal(t, a, refused(7))
+	require.NotEqual(t, a, refused(8))
 }
 
 func TestDeterministicWithSeed(t *testing.T) {
@@ -280,7 +312,7 @@ func TestDeterministicWithSeed(t *testing.T) {
 		var b strings.Builder
 		for i := range 200 {
 			if interleave && i%3 == 0 {
-				inj.PipeTargetFails("p") // another kind's decisions do not shift this one's
+				inj.PipeTargetFails("p", nil) // another kind's decisions do not shift this one's
 			}
 			fmt.Fprint(&b, map[bool]int{false: 0, true: 1}[inj.DuplicateDelivery("q")])
 		}
@@ -430,4 +462,56 @@ func TestAdminRequestsAreNeverFaulted(t *testing.T) {
 	req := httptest.NewRequest(http.MethodPut, "/_taskpipe/faults", strings.NewReader("x"))
 	req = req.WithContext(emu.WithCaller(req.Context(), &emu.Caller{Function: "f", Kill: func(string) { t.Error("admin request killed") }}))
 	require.False(t, inj.Middleware()(httptest.NewRecorder(), req, emu.Op{Service: emu.ServiceAdmin, Operation: "faults"}))
+}
+
+// A pipe outage fails every send of that pipe until it is switched off,
+// whatever the configuration, and is counted on its own.
+func TestPipeOutage(t *testing.T) {
+	t.Parallel()
+	inj, err := fault.New(fault.Config{}, 1)
+	require.NoError(t, err)
+	require.False(t, inj.PipeTargetFails("dispatch", nil))
+	inj.SetPipeOutage("dispatch", true)
+	for range 10 {
+		require.True(t, inj.PipeTargetFails("dispatch", nil))
+		require.False(t, inj.PipeTargetFails("other", nil))
+	}
+	inj.SetPipeOutage("dispatch", false)
+	require.False(t, inj.PipeTargetFails("dispatch", nil))
+	st := inj.Stats()
+	require.Equal(t, int64(10), st.PipeOutageFailures)
+	require.Zero(t, st.PipeTargetFailures)
+}
+
+// Enrichment faults split one draw between function errors and timeouts
+// at the configured rates; a timeout hangs for EnrichmentTimeout.
+func TestPipeEnrichmentFaults(t *testing.T) {
+	t.Parallel()
+	const n = 20000
+	inj, err := fault.New(fault.Config{Pipes: fault.PipeFaults{EnrichmentFailureRate: 0.1, EnrichmentTimeoutRate: 0.05,
+		EnrichmentTimeout: fault.Duration(3 * time.Second), Pipes: []string{"dispatch"}}}, 9)
+	require.NoError(t, err)
+	var errs, timeouts int
+	for range n {
+		fail, hang := inj.PipeEnrichmentFails("dispatch")
+		switch {
+		case fail && hang == 3*time.Second:
+			timeouts++
+		case fail && hang == 0:
+			errs++
+		case fail:
+			t.Fatalf("unexpected hang %s", hang)
+		}
+		other, _ := inj.PipeEnrichmentFails("other")
+		require.False(t, other)
+	}
+	require.InDelta(t, 0.1, float64(errs)/n, 0.01)
+	require.InDelta(t, 0.05, float64(timeouts)/n, 0.01)
+	st := inj.Stats()
+	require.Equal(t, int64(n), st.PipeEnrichments)
+	require.Equal(t, int64(errs), st.PipeEnrichmentErrors)
+	require.Equal(t, int64(timeouts), st.PipeEnrichmentTimeouts)
+
+	_, err = fault.New(fault.Config{Pipes: fault.PipeFaults{EnrichmentFailureRate: 0.7, EnrichmentTimeoutRate: 0.5}}, 1)
+	require.ErrorContains(t, err, "enrichmentFailureRate + pipes.enrichmentTimeoutRate must not exceed 1")
 }

@@ -1,7 +1,9 @@
 package fault
 
 import (
+	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -21,6 +23,7 @@ const (
 	streamDuplicate
 	streamDropAck
 	streamPipe
+	streamEnrichment
 	streamKill // + rule index
 )
 
@@ -40,7 +43,9 @@ type Injector struct {
 	seed    uint64
 	streams map[uint64]*rand.Rand
 	stats   Stats
-	fired   []int // kills per rule of the current config
+	fired   []int           // kills per rule of the current config
+	refused map[uint64]bool // body hashes refused so far (PipeRefusedBodies)
+	outage  map[string]bool // pipes whose every send fails (SetPipeOutage)
 }
 
 var _ emu.Faults = (*Injector)(nil)
@@ -156,8 +161,21 @@ type Stats struct {
 	SQSDelayedAcks       int64 `json:"sqsDelayedAcks"`
 	PipeDeliveries       int64 `json:"pipeDeliveries"` // PipeTargetFails decisions in scope
 	PipeTargetFailures   int64 `json:"pipeTargetFailures"`
-	KillCandidates       int64 `json:"killCandidates"` // matching requests that were served to be killed after
-	Kills                int64 `json:"kills"`
+	// PipeTargetRefusals counts the sends that failed because their body
+	// is refused (PipeFaults.TargetRefuseRate); PipeRefusedBodies the
+	// distinct bodies refused.
+	PipeTargetRefusals int64 `json:"pipeTargetRefusals,omitempty"`
+	PipeRefusedBodies  int64 `json:"pipeRefusedBodies,omitempty"`
+	// PipeEnrichments counts the enrichment invocations in scope of the
+	// enrichment faults; PipeEnrichmentErrors and PipeEnrichmentTimeouts
+	// those failed.
+	PipeEnrichments        int64 `json:"pipeEnrichments,omitempty"`
+	PipeEnrichmentErrors   int64 `json:"pipeEnrichmentErrors,omitempty"`
+	PipeEnrichmentTimeouts int64 `json:"pipeEnrichmentTimeouts,omitempty"`
+	// PipeOutageFailures counts the sends failed by SetPipeOutage.
+	PipeOutageFailures int64 `json:"pipeOutageFailures,omitempty"`
+	KillCandidates     int64 `json:"killCandidates"` // matching requests that were served to be killed after
+	Kills              int64 `json:"kills"`
 	// KillsByRule counts kills per rule of the current configuration.
 	KillsByRule []int64 `json:"killsByRule"`
 	// Killed lists the most recent kills (at most 100), oldest first.
@@ -191,6 +209,7 @@ func (in *Injector) ResetStats() {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.stats = Stats{KillsByRule: make([]int64, len(in.cfg.Kill))}
+	in.refused = nil
 }
 
 // inScope reports whether name is selected by a list (empty selects all).
@@ -262,20 +281,94 @@ func (in *Injector) AckDelay(queueARN string) time.Duration {
 	return time.Duration(f.AckDelay)
 }
 
-// PipeTargetFails implements emu.Faults.
-func (in *Injector) PipeTargetFails(pipeName string) bool {
+// PipeTargetFails implements emu.Faults: a refused body fails every time;
+// any other send fails at TargetFailureRate.
+func (in *Injector) PipeTargetFails(pipeName string, body []byte) bool {
 	in.mu.Lock()
 	defer in.mu.Unlock()
+	if in.outage[pipeName] {
+		in.stats.PipeOutageFailures++
+		return true
+	}
 	f := in.cfg.Pipes
-	if f.TargetFailureRate <= 0 || !inScope(f.Pipes, pipeName) {
+	if (f.TargetFailureRate <= 0 && f.TargetRefuseRate <= 0) || !inScope(f.Pipes, pipeName) {
 		return false
 	}
 	in.stats.PipeDeliveries++
+	if f.TargetRefuseRate > 0 && in.refusedLocked(body, f.TargetRefuseRate) {
+		in.stats.PipeTargetRefusals++
+		in.log.Debug("fault: pipe target refused the message", "pipe", pipeName)
+		return true
+	}
 	if !in.rollLocked(streamPipe, f.TargetFailureRate) {
 		return false
 	}
 	in.stats.PipeTargetFailures++
 	in.log.Debug("fault: pipe target failure", "pipe", pipeName)
+	return true
+}
+
+// PipeEnrichmentFails implements emu.Faults: one draw decides between a
+// function error, a timeout and success.
+func (in *Injector) PipeEnrichmentFails(pipeName string) (bool, time.Duration) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	f := in.cfg.Pipes
+	if (f.EnrichmentFailureRate <= 0 && f.EnrichmentTimeoutRate <= 0) || !inScope(f.Pipes, pipeName) {
+		return false, 0
+	}
+	in.stats.PipeEnrichments++
+	if !in.rollLocked(streamEnrichment, f.EnrichmentFailureRate+f.EnrichmentTimeoutRate) {
+		return false, 0
+	}
+	// Which of the two: a second draw from the same stream, weighted.
+	if in.rollLocked(streamEnrichment, f.EnrichmentTimeoutRate/(f.EnrichmentFailureRate+f.EnrichmentTimeoutRate)) {
+		in.stats.PipeEnrichmentTimeouts++
+		hang := time.Duration(f.EnrichmentTimeout)
+		if hang <= 0 {
+			hang = time.Second
+		}
+		in.log.Debug("fault: pipe enrichment timeout", "pipe", pipeName, "after", hang)
+		return true, hang
+	}
+	in.stats.PipeEnrichmentErrors++
+	in.log.Debug("fault: pipe enrichment error", "pipe", pipeName)
+	return true, 0
+}
+
+// SetPipeOutage makes every send of the named pipe fail (on) or stops
+// doing so (off), apart from the configuration and without touching the
+// decision streams or the kill counts: a scripted step (an outage across a
+// terraform apply) rather than a rate.
+func (in *Injector) SetPipeOutage(pipeName string, on bool) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.outage == nil {
+		in.outage = map[string]bool{}
+	}
+	in.outage[pipeName] = on
+	in.log.Debug("fault: pipe outage", "pipe", pipeName, "on", on)
+}
+
+// refusedLocked decides, the same way for the same seed and body every
+// time, whether a body is refused; it counts each refused body once.
+func (in *Injector) refusedLocked(body []byte, rate float64) bool {
+	h := fnv.New64a()
+	var seed [8]byte
+	binary.LittleEndian.PutUint64(seed[:], in.seed)
+	h.Write(seed[:])
+	h.Write(body)
+	sum := h.Sum64()
+	if float64(sum>>11)/(1<<53) >= rate {
+		return false
+	}
+	if in.refused == nil {
+		in.refused = map[uint64]bool{}
+	}
+	if !in.refused[sum] {
+		in.refused[sum] = true
+		in.stats.PipeRefusedBodies++
+	}
 	return true
 }
 

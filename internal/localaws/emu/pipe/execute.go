@@ -85,9 +85,6 @@ func (r *runner) executeStages(cfg *config, recs []*record) (int, error) {
 				errTarget, len(items), sqsBatchLimit)
 		}
 	}
-	if f := r.s.opts.Faults; f != nil && f.PipeTargetFails(cfg.name) {
-		return 0, fmt.Errorf("%w: injected fault", errTarget)
-	}
 	now := r.s.now()
 	for i, item := range items {
 		in := queue.SendInput{Body: string(item)}
@@ -109,6 +106,9 @@ func (r *runner) executeStages(cfg *config, recs []*record) (int, error) {
 			}
 		case cfg.groupID != "":
 			in.MessageGroupID = cfg.groupID
+		}
+		if f := r.s.opts.Faults; f != nil && f.PipeTargetFails(cfg.name, []byte(in.Body)) {
+			return i, fmt.Errorf("%w: send message %d of %d to %s: injected fault", errTarget, i+1, len(items), cfg.targetARN)
 		}
 		if _, err := r.s.opts.Queues.SendMessage(r.ctx, cfg.targetARN, in); err != nil {
 			return i, fmt.Errorf("%w: send message %d of %d to %s: %w", errTarget, i+1, len(items), cfg.targetARN, err)
@@ -176,6 +176,11 @@ func (r *runner) enrich(cfg *config, recs []*record) ([][]byte, error) {
 		}
 	}
 	in.WriteByte(']')
+	if f := r.s.opts.Faults; f != nil {
+		if fail, hang := f.PipeEnrichmentFails(cfg.name); fail {
+			return nil, r.injectedEnrichmentFailure(cfg, hang)
+		}
+	}
 	inv, err := r.s.opts.Invoker.Invoke(r.ctx, cfg.function, in.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("%w: invoke %s: %w", errEnrichment, cfg.function, err)
@@ -189,6 +194,24 @@ func (r *runner) enrich(cfg *config, recs []*record) ([][]byte, error) {
 		return nil, fmt.Errorf("%w: function %s: %w", errEnrichment, cfg.function, err)
 	}
 	return items, nil
+}
+
+// injectedEnrichmentFailure waits hang (or until the runner stops) and
+// fails the enrichment the way Lambda reports a function error, or a
+// timeout ("Task timed out after …", https://docs.aws.amazon.com/lambda/latest/dg/troubleshooting-invocation.html)
+// when hang > 0.
+func (r *runner) injectedEnrichmentFailure(cfg *config, hang time.Duration) error {
+	if hang <= 0 {
+		return fmt.Errorf("%w: function %s failed (Unhandled errorString): injected fault", errEnrichment, cfg.function)
+	}
+	t := time.NewTimer(hang)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.ctx.Done():
+	}
+	return fmt.Errorf("%w: function %s failed (Unhandled Sandbox.Timedout): Task timed out after %.2f seconds (injected fault)",
+		errEnrichment, cfg.function, hang.Seconds())
 }
 
 // parseEnrichment reads an enrichment response: an array gives its

@@ -85,12 +85,37 @@ func (m *metricLog) Sum(pipeName, metric string) float64 {
 type faults struct {
 	mu    sync.Mutex
 	pipes map[string]bool
+	// body, when set, fails the sends whose body it selects.
+	body func(body []byte) bool
+	// enrich, when set, decides the enrichment faults.
+	enrich func(name string) (bool, time.Duration)
 }
 
-func (f *faults) PipeTargetFails(name string) bool {
+func (f *faults) PipeTargetFails(name string, body []byte) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.pipes[name]
+	return f.pipes[name] || (f.body != nil && f.body(body))
+}
+
+func (f *faults) PipeEnrichmentFails(name string) (bool, time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.enrich == nil {
+		return false, 0
+	}
+	return f.enrich(name)
+}
+
+func (f *faults) FailEnrichment(sel func(name string) (bool, time.Duration)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.enrich = sel
+}
+
+func (f *faults) FailBodies(sel func(body []byte) bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.body = sel
 }
 
 func (f *faults) Set(name string, fail bool) {

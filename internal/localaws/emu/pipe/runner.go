@@ -298,21 +298,29 @@ const (
 //   - Before each attempt, a batch whose oldest record is older than
 //     MaximumRecordAgeInSeconds goes to the dead-letter queue whole, with
 //     condition MaximumRecordAgeExceeded; age is never bisected.
-//   - With AUTOMATIC_BISECT, a failed batch of two or more records is not
-//     retried as it is: it is split into halves (the first half takes the
-//     extra record of an odd batch), handled one after the other, each as
-//     a new batch with its own count. A split is not a retry. Only a
-//     single-record batch, or any batch without bisect, is retried.
+//   - With AUTOMATIC_BISECT, a batch of two or more records that failed at
+//     the target is not retried as it is: it is split into halves (the
+//     first half takes the extra record of an odd batch), handled one after
+//     the other, each as a new batch with its own count. A split is not a
+//     retry. Only a single-record batch, or any batch without bisect, is
+//     retried.
+//   - A batch that failed in the enrichment stage is never bisected, only
+//     retried whole: "Partial batch failure handling is not supported for
+//     enrichment"
+//     (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-pipes-batching-concurrency.html),
+//     and bisect is that handling (the parameter is OnPartialBatchItemFailure).
+//     So an enrichment that fails on one record sends its whole batch to the
+//     dead-letter queue (docs/aws-behaviour.md §1.7).
 //   - A batch is retried up to MaximumRetryAttempts times after its first
 //     failure (1 + MaximumRetryAttempts attempts; -1 means until the records
 //     expire), waiting RetryBackoff, then twice that, … up to 64 times it,
 //     between attempts. Then it goes to the dead-letter queue whole, with
 //     condition RetryAttemptsExhausted.
 //
-// So a poison record in a batch of n costs about log2(n) failed splits plus
-// 1 + MaximumRetryAttempts attempts of itself, and ends as one dead-letter
-// message whose start and end sequence numbers are its own, while every
-// other record is delivered. Throttled enrichments (ErrThrottled) are the
+// So a record the target refuses, in a batch of n, costs about log2(n)
+// failed splits plus 1 + MaximumRetryAttempts attempts of itself, and ends
+// as one dead-letter message whose start and end sequence numbers are its
+// own, while every other record is delivered. Throttled enrichments (ErrThrottled) are the
 // exception: retried with backoff until the records expire, never counted,
 // never bisected, as AWS treats its own throttling (docs/aws-behaviour.md §1.5).
 func (r *runner) handle(sn snap, recs []*record) int {
@@ -324,10 +332,12 @@ func (r *runner) handle(sn snap, recs []*record) int {
 		}
 		if cfg.maxAge > 0 && r.s.now().Sub(oldest(recs)) > cfg.maxAge {
 			r.deadLetter(cfg, recs, condAge, nil)
+			r.s.noteFates(cfg.name, recs, true)
 			return len(recs)
 		}
 		err := r.execute(cfg, recs)
 		if err == nil {
+			r.s.noteFates(cfg.name, recs, false)
 			return len(recs)
 		}
 		if errors.Is(err, ErrThrottled) {
@@ -337,7 +347,7 @@ func (r *runner) handle(sn snap, recs []*record) int {
 			}
 			continue
 		}
-		if cfg.bisect && len(recs) > 1 {
+		if cfg.bisect && len(recs) > 1 && !errors.Is(err, errEnrichment) {
 			mid := (len(recs) + 1) / 2
 			if n := r.handle(sn, recs[:mid]); n < mid {
 				return n
@@ -347,6 +357,7 @@ func (r *runner) handle(sn snap, recs []*record) int {
 		failures++
 		if cfg.maxRetries >= 0 && failures > cfg.maxRetries {
 			r.deadLetter(cfg, recs, condRetries, err)
+			r.s.noteFates(cfg.name, recs, true)
 			return len(recs)
 		}
 		if !r.backoff(sn.changed, failures) {

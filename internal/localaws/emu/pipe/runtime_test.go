@@ -89,16 +89,25 @@ func TestBecomesPendingTransitions(t *testing.T) {
 	requireOnce(t, got, []string{"insert-pending", "running-back", "no-status"})
 }
 
-// A poison record that makes the enrichment fail is isolated by bisection
-// into exactly one dead-letter pointer, while every other record is
-// delivered.
+// A record the target refuses (here: its enrichment item is over SQS's
+// 1 MiB message limit) is isolated by bisection into exactly one
+// dead-letter pointer, while every other record is delivered (at least
+// once: a half that fails after some sends is sent again).
 func TestBisectIsolatesPoisonRecord(t *testing.T) {
 	t.Parallel()
 	const poison = "t-13"
-	isPoison := func(batch []json.RawMessage) bool {
-		return slices.ContainsFunc(batch, func(r json.RawMessage) bool { return strings.Contains(string(r), `"`+poison+`"`) })
-	}
-	fn := &echo{fail: isPoison}
+	isPoison := func(r json.RawMessage) bool { return strings.Contains(string(r), `"`+poison+`"`) }
+	huge := `{"pad":"` + strings.Repeat("x", 1<<20) + `"}`
+	fn := &echo{reply: func(batch []json.RawMessage) []byte {
+		items := make([]string, len(batch))
+		for i, r := range batch {
+			items[i] = string(r)
+			if isPoison(r) {
+				items[i] = huge
+			}
+		}
+		return []byte("[" + strings.Join(items, ",") + "]")
+	}}
 	e := newEnv(t, withInvoker(fn))
 	work, dlq := e.queue(t, "work"), e.queue(t, "pipe-dlq")
 	// The batching window makes full batches of 10, so the poison record is
@@ -106,11 +115,10 @@ func TestBisectIsolatesPoisonRecord(t *testing.T) {
 	e.createPipe(t, pipeSpec{name: "dispatch", target: work, filters: becomesPending(t), batchSize: 10, window: 1,
 		bisect: true, retries: aws.Int32(2), dlq: dlq, enrichment: enrichARN})
 
-	var ids, good []string
+	var good []string
 	var reqs []ddbtypes.WriteRequest
 	for i := range 40 {
 		id := fmt.Sprintf("t-%02d", i)
-		ids = append(ids, id)
 		if id != poison {
 			good = append(good, id)
 		}
@@ -118,8 +126,14 @@ func TestBisectIsolatesPoisonRecord(t *testing.T) {
 	}
 	e.batchWrite(t, reqs)
 
-	requireOnce(t, taskIDs(t, e.receiveAll(t, "dispatch", work, len(good))), good)
-	dead := e.receiveAll(t, "", dlq, 1)
+	dead := e.receiveAll(t, "dispatch", dlq, 1)
+	c, err := e.queues.Counts(work)
+	require.NoError(t, err)
+	got := taskIDs(t, e.receiveAll(t, "", work, c.Visible))
+	for _, id := range good {
+		require.Contains(t, got, id)
+	}
+	require.NotContains(t, got, poison)
 	var dl pipe.DeadLetter
 	require.NoError(t, json.Unmarshal([]byte(dead[0]), &dl))
 	seq := e.seqOf(t, poison)
@@ -137,15 +151,63 @@ func TestBisectIsolatesPoisonRecord(t *testing.T) {
 	fn.mu.Lock()
 	alone := 0
 	for _, b := range fn.batches {
-		if len(b) == 1 && isPoison(b) {
+		if len(b) == 1 && isPoison(b[0]) {
 			alone++
 		}
 	}
 	fn.mu.Unlock()
 	require.Equal(t, 3, alone)
-	require.GreaterOrEqual(t, e.metrics.Sum("dispatch", "EnrichmentStageFailed"), 3.0)
-	require.Equal(t, e.metrics.Sum("dispatch", "EnrichmentStageFailed"), e.metrics.Sum("dispatch", "ExecutionFailed"))
-	require.Zero(t, e.metrics.Sum("dispatch", "TargetStageFailed"))
+	require.Zero(t, e.metrics.Sum("dispatch", "EnrichmentStageFailed"))
+}
+
+// An enrichment that fails on one record of a batch is not bisected:
+// "Partial batch failure handling is not supported for enrichment"
+// (docs/aws-behaviour.md §1.7). The batch is retried whole 1 +
+// MaximumRetryAttempts times and dead-lettered whole; the other batches
+// are delivered once.
+func TestEnrichmentFailureIsNotBisected(t *testing.T) {
+	t.Parallel()
+	const poison = "t-13"
+	isPoison := func(batch []json.RawMessage) bool {
+		return slices.ContainsFunc(batch, func(r json.RawMessage) bool { return strings.Contains(string(r), `"`+poison+`"`) })
+	}
+	fn := &echo{fail: isPoison}
+	e := newEnv(t, withInvoker(fn))
+	work, dlq := e.queue(t, "work"), e.queue(t, "pipe-dlq")
+	// Full batches of 10 (the batching window), so t-10 … t-19 fail together.
+	e.createPipe(t, pipeSpec{name: "dispatch", target: work, filters: becomesPending(t), batchSize: 10, window: 1,
+		bisect: true, retries: aws.Int32(2), dlq: dlq, enrichment: enrichARN})
+
+	var good []string
+	var reqs []ddbtypes.WriteRequest
+	for i := range 40 {
+		id := fmt.Sprintf("t-%02d", i)
+		if i < 10 || i >= 20 {
+			good = append(good, id)
+		}
+		reqs = append(reqs, putReq(task(id, "Pending")))
+	}
+	e.batchWrite(t, reqs)
+
+	requireOnce(t, taskIDs(t, e.receiveAll(t, "dispatch", work, len(good))), good)
+	var dl pipe.DeadLetter
+	require.NoError(t, json.Unmarshal([]byte(e.receiveAll(t, "", dlq, 1)[0]), &dl))
+	require.Equal(t, "RetryAttemptsExhausted", dl.Context.Condition)
+	require.Equal(t, 10, dl.DDBStreamBatchInfo.BatchSize)
+	require.Equal(t, e.seqOf(t, "t-10"), dl.DDBStreamBatchInfo.StartSequenceNumber)
+	require.Equal(t, e.seqOf(t, "t-19"), dl.DDBStreamBatchInfo.EndSequenceNumber)
+
+	fn.mu.Lock()
+	defer fn.mu.Unlock()
+	failed := 0
+	for _, b := range fn.batches {
+		if isPoison(b) {
+			require.Len(t, b, 10, "never split")
+			failed++
+		}
+	}
+	require.Equal(t, 3, failed, "1 attempt + 2 retries")
+	require.Equal(t, 3.0, e.metrics.Sum("dispatch", "EnrichmentStageFailed"))
 }
 
 // A stopped pipe delivers nothing; once started it delivers everything
@@ -325,6 +387,37 @@ func TestTransientTargetFailureRetries(t *testing.T) {
 	require.Eventually(t, func() bool { return e.metrics.Sum("flaky", "TargetStageFailed") >= 3 }, waitFor, tick)
 	e.faults.Set("flaky", false)
 	require.Equal(t, []string{"t-1"}, taskIDs(t, e.receiveAll(t, "flaky", work, 1)))
+	c, err := e.queues.Counts(dlq)
+	require.NoError(t, err)
+	require.Zero(t, c.Visible)
+}
+
+// The target fault acts per SendMessage: a batch whose second message
+// fails has sent its first, so the execution failed partly, and the
+// retry sends the first again (at least once) until the second gets
+// through.
+func TestTargetFaultPerMessage(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	work, dlq := e.queue(t, "work"), e.queue(t, "pipe-dlq")
+	var mu sync.Mutex
+	left := 2
+	e.faults.FailBodies(func(body []byte) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if strings.Contains(string(body), `"t-1"`) && left > 0 {
+			left--
+			return true
+		}
+		return false
+	})
+	e.createPipe(t, pipeSpec{name: "partial", target: work, batchSize: 2, window: 1, dlq: dlq, retries: aws.Int32(5)})
+	e.batchWrite(t, []ddbtypes.WriteRequest{putReq(task("t-0", "Pending")), putReq(task("t-1", "Pending"))})
+
+	got := taskIDs(t, e.receiveAll(t, "partial", work, 4))
+	require.ElementsMatch(t, []string{"t-0", "t-0", "t-0", "t-1"}, got)
+	require.Equal(t, 2.0, e.metrics.Sum("partial", "TargetStagePartiallyFailed"))
+	require.Equal(t, 2.0, e.metrics.Sum("partial", "ExecutionPartiallyFailed"))
 	c, err := e.queues.Counts(dlq)
 	require.NoError(t, err)
 	require.Zero(t, c.Visible)
@@ -607,4 +700,75 @@ func TestEnrichmentInputTemplateAndGroupID(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, msgs, 1)
 	require.Equal(t, "t-7", msgs[0].Attributes["MessageGroupId"])
+}
+
+// TrackDeliveries records each record's fate once: delivered, or
+// dead-lettered after its retries; an untracked pipe records nothing.
+func TestTrackDeliveries(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	work, dlq := e.queue(t, "work"), e.queue(t, "pipe-dlq")
+	e.faults.FailBodies(func(body []byte) bool { return strings.Contains(string(body), `"t-3"`) })
+	e.pipes.TrackDeliveries("tracked")
+	e.createPipe(t, pipeSpec{name: "tracked", target: work, batchSize: 5, window: 1, bisect: true, retries: aws.Int32(1), dlq: dlq})
+	var reqs []ddbtypes.WriteRequest
+	for i := range 5 {
+		reqs = append(reqs, putReq(task(fmt.Sprintf("t-%d", i), "Pending")))
+	}
+	e.batchWrite(t, reqs)
+	e.receiveAll(t, "tracked", dlq, 1)
+
+	got := e.pipes.Deliveries("tracked")
+	want := map[string]pipe.Fate{}
+	for i := range 5 {
+		id := fmt.Sprintf("t-%d", i)
+		f := pipe.Fate{Delivered: 1}
+		if id == "t-3" {
+			f = pipe.Fate{DeadLettered: 1}
+		}
+		want[e.seqOf(t, id)] = f
+	}
+	require.Equal(t, want, got)
+	require.Nil(t, e.pipes.Deliveries("other"))
+}
+
+// An injected enrichment error or timeout fails the enrichment stage: the
+// batch is retried whole (never bisected), the target sees nothing until
+// the enrichment succeeds, and then each record once.
+func TestEnrichmentFaults(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		hang time.Duration
+	}{{"error", 0}, {"timeout", 20 * time.Millisecond}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fn := &echo{}
+			e := newEnv(t, withInvoker(fn))
+			work, dlq := e.queue(t, "work"), e.queue(t, "pipe-dlq")
+			var mu sync.Mutex
+			left := 2
+			e.faults.FailEnrichment(func(string) (bool, time.Duration) {
+				mu.Lock()
+				defer mu.Unlock()
+				if left == 0 {
+					return false, 0
+				}
+				left--
+				return true, tc.hang
+			})
+			e.createPipe(t, pipeSpec{name: "enriched", target: work, enrichment: enrichARN, batchSize: 3, window: 1,
+				bisect: true, retries: aws.Int32(3), dlq: dlq})
+			start := time.Now()
+			e.batchWrite(t, []ddbtypes.WriteRequest{putReq(task("t-0", "Pending")), putReq(task("t-1", "Pending")), putReq(task("t-2", "Pending"))})
+
+			requireOnce(t, taskIDs(t, e.receiveAll(t, "enriched", work, 3)), []string{"t-0", "t-1", "t-2"})
+			require.Equal(t, 2.0, e.metrics.Sum("enriched", "EnrichmentStageFailed"))
+			require.Equal(t, 9.0, e.metrics.Sum("enriched", "EventCount"), "three attempts of the whole batch of 3")
+			fn.mu.Lock()
+			require.Len(t, fn.batches, 1, "the faults fail before the function is invoked")
+			fn.mu.Unlock()
+			require.GreaterOrEqual(t, time.Since(start), 2*tc.hang, "each timed-out invocation hung first")
+		})
+	}
 }

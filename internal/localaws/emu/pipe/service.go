@@ -52,10 +52,16 @@ func (f InvokerFunc) Invoke(ctx context.Context, function string, payload []byte
 // Faults lets the local cloud inject failures into pipe executions; the
 // local cloud's emu.Faults satisfies it.
 type Faults interface {
-	// PipeTargetFails reports whether this target delivery of the pipe
-	// must fail (it then fails as a target-stage error, before any message
-	// is sent).
-	PipeTargetFails(pipeName string) bool
+	// PipeTargetFails reports whether sending this message (body) to the
+	// pipe's target must fail. It is asked before each SendMessage; a
+	// failure fails the execution as a target-stage error after the
+	// messages before it were sent, as a real SendMessage failure does.
+	PipeTargetFails(pipeName string, body []byte) bool
+	// PipeEnrichmentFails reports whether this enrichment invocation must
+	// fail as a function error (an enrichment-stage failure: the batch is
+	// retried whole), after hanging for hang, as a function that runs
+	// into its timeout does.
+	PipeEnrichmentFails(pipeName string) (fail bool, hang time.Duration)
 }
 
 // ErrThrottled marks an enrichment invocation that Lambda refused for lack
@@ -86,7 +92,7 @@ type Options struct {
 	Invoker Invoker
 	// Metrics receives the AWS/EventBridge/Pipes datapoints; nil drops them.
 	Metrics emu.MetricSink
-	// Faults, when set, is asked before every target delivery.
+	// Faults, when set, is asked before every message sent to the target.
 	Faults Faults
 	// RetryBackoff is the delay before the first retry of a failed batch;
 	// it doubles per attempt up to 64 times its value (default 1 s; tests
@@ -111,6 +117,8 @@ type Service struct {
 
 	mu    sync.Mutex
 	pipes map[string]*pipe
+
+	ledger ledger
 }
 
 // New returns a Service with no pipes.

@@ -58,4 +58,7 @@ module "pipeline" {
 
   allow_private_networks = true
   log_retention_in_days  = 1
+
+  enable_enrichment    = var.enable_enrichment
+  pipe_filter_patterns = var.pipe_filter_patterns
 }

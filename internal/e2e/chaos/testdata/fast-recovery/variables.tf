@@ -31,3 +31,15 @@ variable "scraper_concurrency" {
   type        = number
   default     = 32
 }
+
+variable "enable_enrichment" {
+  description = "Run the enrich function in the pipe (the local example does; the short run keeps the module's default, off)."
+  type        = bool
+  default     = false
+}
+
+variable "pipe_filter_patterns" {
+  description = "Pipe filter patterns (JSON strings); null keeps \"status becomes Pending\". The chaos run's filter edit sets it mid-run."
+  type        = list(string)
+  default     = null
+}
