@@ -85,7 +85,9 @@ var contracts = []contract{
 	{"DLQRetention", checkDLQRetention},
 	{"DeadLetterQueues", checkDeadLetterQueues},
 	{"DefaultsPassValidation", checkDefaultsPassValidation},
+	{"FunctionLeastPrivilege", checkFunctionLeastPrivilege},
 	{"LambdaEnvironment", checkLambdaEnvironment},
+	{"ListStreamsOnAnyResource", checkListStreamsOnAnyResource},
 	{"ModuleFiles", checkModuleFiles},
 	{"NoWildcardActions", checkNoWildcardActions},
 	{"PipeBisect", checkPipeBisect},
@@ -1004,36 +1006,6 @@ func iamActions(doc cty.Value) ([]string, bool) {
 	return out, true
 }
 
-// allResources reports whether a statement of a policy document grants a
-// known Resource of exactly "*" (resources known only after apply are
-// ARNs of the module's own resources).
-func allResources(doc cty.Value) bool {
-	stmts := attrOf(doc, "Statement")
-	if stmts == cty.NilVal || !stmts.IsKnown() || stmts.IsNull() || !stmts.CanIterateElements() {
-		return false
-	}
-	for it := stmts.ElementIterator(); it.Next(); {
-		_, st := it.Element()
-		res := attrOf(st, "Resource")
-		if res == cty.NilVal || !res.IsKnown() || res.IsNull() {
-			continue
-		}
-		if res.Type() == cty.String {
-			res = cty.TupleVal([]cty.Value{res})
-		}
-		if !res.CanIterateElements() {
-			continue
-		}
-		for rit := res.ElementIterator(); rit.Next(); {
-			_, r := rit.Element()
-			if s, ok := str(r); ok && s == "*" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // checkNoWildcardActions: every IAM policy the modules create lists exact
 // actions, in every configuration; go-lambda refuses wildcard actions from
 // callers.
@@ -1065,7 +1037,7 @@ func checkNoWildcardActions(c *checker) {
 						c.errorf("%s: %s: wildcard action %q", s.label(), inst.address(), act)
 					}
 				}
-				if allResources(doc) {
+				if starWithResourceScopedAction(doc) {
 					c.errorf("%s: %s: a statement grants Resource \"*\"", s.label(), inst.address())
 				}
 			}

@@ -119,7 +119,7 @@ func TestContractsCatchMutations(t *testing.T) {
 		{
 			name: "ResourceStarInPipeRole", contract: "NoWildcardActions",
 			file: "modules/dispatch/main.tf",
-			old:  `Resource = ["${local.table_arn}/stream/*"]`, new: `Resource = ["*"]`,
+			old:  `Resource = [var.target_queue_arn]`, new: `Resource = ["*"]`,
 			want: `grants Resource "*"`,
 		},
 		{
@@ -132,6 +132,30 @@ func TestContractsCatchMutations(t *testing.T) {
 			name: "WildcardValidationRemoved", contract: "NoWildcardActions",
 			file: "modules/go-lambda/variables.tf",
 			old:  `length(regexall("\\*", a)) == 0`, new: `true`,
+			want: "policy_statements accepts",
+		},
+		{
+			name: "ListStreamsScopedToStreams", contract: "ListStreamsOnAnyResource",
+			file: "modules/dispatch/main.tf",
+			old:  `Resource = ["*"]`, new: `Resource = ["${split("/stream/", var.source_stream_arn)[0]}/stream/*"]`,
+			want: `dynamodb:ListStreams is granted on`,
+		},
+		{
+			name: "ListStreamsSharesStatement", contract: "ListStreamsOnAnyResource",
+			file: "modules/dispatch/main.tf",
+			old:  `Action   = ["dynamodb:ListStreams"]`, new: `Action   = ["dynamodb:ListStreams", "dynamodb:DescribeStream"]`,
+			want: `shares its "*" statement`,
+		},
+		{
+			name: "ScraperGetItemGranted", contract: "FunctionLeastPrivilege",
+			file: "modules/pipeline/main.tf",
+			old:  "sid       = \"ClaimAndFinishTasks\"\n      actions   = [\"dynamodb:UpdateItem\"]", new: "sid       = \"ClaimAndFinishTasks\"\n      actions   = [\"dynamodb:GetItem\", \"dynamodb:UpdateItem\"]",
+			want: "want exactly",
+		},
+		{
+			name: "DuplicateSidAccepted", contract: "FunctionLeastPrivilege",
+			file: "modules/go-lambda/variables.tf",
+			old:  `length(distinct([for s in var.policy_statements : s.sid])) == length(var.policy_statements) &&`, new: ``,
 			want: "policy_statements accepts",
 		},
 		{

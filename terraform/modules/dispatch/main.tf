@@ -11,9 +11,6 @@ locals {
   account_id       = local.target_arn_parts[4]
   pipe_arn         = "arn:${local.partition}:pipes:${local.region}:${local.account_id}:pipe/${var.name}"
 
-  # arn:...:table/<name>/stream/<label> → arn:...:table/<name>
-  table_arn = split("/stream/", var.source_stream_arn)[0]
-
   # eb-pipes-permissions.html; docs/aws-behaviour.md §1.9.
   base_statements = [
     {
@@ -23,12 +20,15 @@ locals {
       Resource = [var.source_stream_arn]
     },
     {
-      # Scoped to the source table's streams, as in the DynamoDB developer
-      # guide's stream-only policy (iam-policy-read-stream-only.html).
+      # ListStreams supports no resource-level permissions: the Service
+      # Authorization Reference lists no resource type for it, so a grant on
+      # table/<name>/stream/* grants nothing
+      # (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazondynamodb.html).
+      # Alone in its statement so "*" covers nothing else.
       Sid      = "ListStreams"
       Effect   = "Allow"
       Action   = ["dynamodb:ListStreams"]
-      Resource = ["${local.table_arn}/stream/*"]
+      Resource = ["*"]
     },
     {
       Sid      = "SendToTarget"

@@ -128,6 +128,14 @@ variable "policy_statements" {
     condition     = alltrue([for s in var.policy_statements : can(regex("^[A-Za-z0-9]+$", s.sid)) && length(s.actions) > 0 && length(s.resources) > 0])
     error_message = "Each statement needs an alphanumeric sid, at least one action and at least one resource."
   }
+
+  # IAM requires unique Sids within a policy; WriteLogs and ConsumeQueue are
+  # this module's own statements
+  # (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_sid.html).
+  validation {
+    condition     = length(distinct([for s in var.policy_statements : s.sid])) == length(var.policy_statements) && length(setintersection([for s in var.policy_statements : s.sid], ["WriteLogs", "ConsumeQueue"])) == 0
+    error_message = "policy_statements sids must be unique and must not be WriteLogs or ConsumeQueue (the module's own statements)."
+  }
 }
 
 variable "enable_async_invoke_config" {

@@ -145,8 +145,10 @@ module "scraper" {
 
   policy_statements = [
     {
+      # Claims, finishes and releases are conditional UpdateItem calls; the
+      # handlers never read a row with GetItem.
       sid       = "ClaimAndFinishTasks"
-      actions   = ["dynamodb:GetItem", "dynamodb:UpdateItem"]
+      actions   = ["dynamodb:UpdateItem"]
       resources = [module.table.arn]
     },
     {
@@ -192,7 +194,7 @@ module "reconciler" {
     },
     {
       sid       = "FailStuckTasks"
-      actions   = ["dynamodb:GetItem", "dynamodb:UpdateItem"]
+      actions   = ["dynamodb:UpdateItem"]
       resources = [module.table.arn]
     },
     {
