@@ -801,14 +801,14 @@ func checkDLQAlarms(c *checker) {
 			covered[name][key] = true
 			if name == emf.OldestLiveTaskAge {
 				// The reconciler's EMF line carries the metric with the State
-				// dimension and with none; the alarm watches the total.
+				// dimension and without; both carry the deployment's
+				// Deployment dimension (DEPLOYMENT_NAME), and the alarm
+				// watches this deployment's total (issue 12 #6).
 				ns, _ := s.attr(inst.body(), "namespace")
 				if got, _ := str(ns); got != emf.Namespace {
 					c.errorf("%s: %s: namespace %q, want %q (internal/emf)", s.label(), inst.address(), got, emf.Namespace)
 				}
-				if _, ok := inst.block.Body.Attributes["dimensions"]; ok {
-					c.errorf("%s: %s: the total series has no dimensions", s.label(), inst.address())
-				}
+				checkDeploymentDimension(c, s, inst)
 			}
 		}
 		for _, metric := range []string{"Errors", "Throttles"} {

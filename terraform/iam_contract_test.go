@@ -9,7 +9,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/taskpipe/taskpipe/internal/emf"
+	"github.com/taskpipe/taskpipe/internal/handler"
 )
 
 // noResourceLevelActions are the actions the modules grant that support no
@@ -226,5 +231,42 @@ func checkFunctionLeastPrivilege(c *checker) {
 			cty.ListVal([]cty.Value{stmt("Same"), stmt("Same")}),
 			cty.ListVal([]cty.Value{stmt("WriteLogs")}),
 			cty.ListVal([]cty.Value{stmt("ConsumeQueue")}))
+	}
+}
+
+// checkDeploymentDimension records a violation unless the alarm inst
+// selects exactly the Deployment dimension, with the value the functions
+// get as DEPLOYMENT_NAME.
+func checkDeploymentDimension(c *checker, s *scope, inst instance) {
+	dims, err := s.attr(inst.body(), "dimensions")
+	if !c.ok(err) {
+		return
+	}
+	expr, diags := hclsyntax.ParseExpression([]byte("local.environment"), "contract", hcl.InitialPos)
+	if diags.HasErrors() {
+		c.errorf("parse: %v", diags)
+		return
+	}
+	env, err := s.eval(expr, nil)
+	if !c.ok(err) {
+		return
+	}
+	want, ok := str(attrOf(env, handler.EnvDeployment))
+	if !ok || want == "" {
+		c.errorf("%s: the functions' environment has no %s", s.label(), handler.EnvDeployment)
+		return
+	}
+	if !known(dims) || !dims.CanIterateElements() || dims.LengthInt() != 1 {
+		c.errorf("%s: %s: dimensions %s, want exactly {%s = %q}", s.label(), inst.address(), dims.GoString(), emf.DimDeployment, want)
+		return
+	}
+	var got string
+	if dims.Type().IsMapType() && dims.HasIndex(cty.StringVal(emf.DimDeployment)).True() {
+		got, _ = str(dims.Index(cty.StringVal(emf.DimDeployment)))
+	} else {
+		got, _ = str(attrOf(dims, emf.DimDeployment))
+	}
+	if got != want {
+		c.errorf("%s: %s: dimensions %s, want exactly {%s = %q}", s.label(), inst.address(), dims.GoString(), emf.DimDeployment, want)
 	}
 }

@@ -159,6 +159,18 @@ func TestContractsCatchMutations(t *testing.T) {
 			want: "policy_statements accepts",
 		},
 		{
+			name: "OldestTaskAlarmAcrossDeployments", contract: "DLQAlarms",
+			file: "modules/pipeline/monitoring.tf",
+			old:  "  dimensions          = { Deployment = var.name }\n", new: "",
+			want: "dimensions: not set",
+		},
+		{
+			name: "DeploymentNameNotInEnvironment", contract: "DLQAlarms",
+			file: "modules/pipeline/main.tf",
+			old:  "    DEPLOYMENT_NAME = var.name\n", new: "",
+			want: "has no DEPLOYMENT_NAME",
+		},
+		{
 			name: "PipeDLQNotAlarmed", contract: "DLQAlarms",
 			file: "modules/pipeline/monitoring.tf",
 			old:  "dimensions          = { QueueName = module.dispatch.dlq_name }", new: "dimensions          = { QueueName = module.queue.dlq_name }",

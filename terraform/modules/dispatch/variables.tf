@@ -3,12 +3,12 @@
 ################################################################################
 
 variable "name" {
-  description = "Name of the pipe; also names its DLQ (<name>-dlq), role (<name>-pipe) and log group."
+  description = "Name of the pipe; also names its DLQ (<name>-dlq), log group and role (<name>-<region>: IAM names are account-wide, so the region keeps two regions apart)."
   type        = string
 
   validation {
-    condition     = can(regex("^[A-Za-z0-9_-]{1,59}$", var.name))
-    error_message = "The pipe name must be 1-59 characters of A-Z, a-z, 0-9, '_' and '-' (the role suffix takes 5 of IAM's 64)."
+    condition     = can(regex("^[A-Za-z0-9_-]{1,49}$", var.name))
+    error_message = "The pipe name must be 1-49 characters of A-Z, a-z, 0-9, '_' and '-' (the role's region suffix takes up to 15 of IAM's 64)."
   }
 }
 

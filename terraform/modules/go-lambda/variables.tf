@@ -3,12 +3,12 @@
 ################################################################################
 
 variable "name" {
-  description = "Function name; also names the log group (/aws/lambda/<name>) and the role (<name>-lambda)."
+  description = "Function name; also names the log group (/aws/lambda/<name>) and the role (<name>-<region>: IAM names are account-wide, so the region keeps two regions apart)."
   type        = string
 
   validation {
-    condition     = can(regex("^[A-Za-z0-9_-]{1,57}$", var.name))
-    error_message = "The function name must be 1-57 characters of A-Z, a-z, 0-9, '_' and '-' (the role suffix takes 7 of IAM's 64)."
+    condition     = can(regex("^[A-Za-z0-9_-]{1,49}$", var.name))
+    error_message = "The function name must be 1-49 characters of A-Z, a-z, 0-9, '_' and '-' (the role's region suffix takes up to 15 of IAM's 64)."
   }
 }
 

@@ -124,14 +124,16 @@ resource "aws_cloudwatch_metric_alarm" "lambda_throttles" {
 
 # The reconciler publishes, each run, how long the oldest overdue task has
 # been due (Pending: since it became Pending; Running: since its lease
-# expired), as an embedded metric (internal/emf). It is also emitted without
-# the State dimension; the alarm watches that total. Missing data means the
-# reconciler did not run, which its errors alarm covers.
+# expired), as an embedded metric (internal/emf). Every metric carries the
+# deployment's Deployment dimension and is also emitted without the State
+# dimension; the alarm watches that total of this deployment alone. Missing
+# data means the reconciler did not run, which its errors alarm covers.
 resource "aws_cloudwatch_metric_alarm" "oldest_live_task" {
   alarm_name          = "${var.name}-oldest-live-task-age"
   alarm_description   = "A task of ${var.name} has been overdue (Pending, or Running with an expired lease) for over ${var.oldest_live_task_age_threshold_seconds} seconds although the reconciler re-dispatches it every run."
   namespace           = local.metrics_namespace
   metric_name         = "OldestLiveTaskAge"
+  dimensions          = { Deployment = var.name }
   statistic           = "Maximum"
   period              = 300
   evaluation_periods  = 1
@@ -145,7 +147,10 @@ resource "aws_cloudwatch_metric_alarm" "oldest_live_task" {
 }
 
 resource "aws_cloudwatch_dashboard" "this" {
-  dashboard_name = var.name
+  # Dashboards are account-global (their ARN,
+  # arn:aws:cloudwatch::<account>:dashboard/<name>, has no region): the
+  # region keeps two regions' dashboards apart.
+  dashboard_name = "${var.name}-${local.region}"
   dashboard_body = jsonencode({
     widgets = [
       {
@@ -231,8 +236,8 @@ resource "aws_cloudwatch_dashboard" "this" {
           stat   = "Maximum"
           period = 300
           metrics = [
-            [local.metrics_namespace, "OldestLiveTaskAge", "State", "Pending", { label = "Pending" }],
-            [local.metrics_namespace, "OldestLiveTaskAge", "State", "Running", { label = "Running (lease expired)" }],
+            [local.metrics_namespace, "OldestLiveTaskAge", "Deployment", var.name, "State", "Pending", { label = "Pending" }],
+            [local.metrics_namespace, "OldestLiveTaskAge", "Deployment", var.name, "State", "Running", { label = "Running (lease expired)" }],
           ]
           annotations = {
             horizontal = [{ label = "alarm", value = var.oldest_live_task_age_threshold_seconds }]
