@@ -269,10 +269,12 @@ func describedLiterally(b *hclsyntax.Block) bool {
 	return !diags.HasErrors() && ok && strings.TrimSpace(s) != ""
 }
 
-// checkProviderFloor: hashicorp/aws >= 5.61 everywhere (older releases drop
+// checkProviderFloor: hashicorp/aws ~> 6.47 everywhere, the release the
+// modules were reviewed against and the local provider embeds (issue 12
+// #12); 5.61 was the old floor (older releases drop
 // the target input_template on filter edits, provider PR #38598).
 func checkProviderFloor(c *checker) {
-	below, floor := version.Must(version.NewVersion("5.60.99")), version.Must(version.NewVersion("5.61.0"))
+	below, floor, major := version.Must(version.NewVersion("6.46.99")), version.Must(version.NewVersion("6.47.0")), version.Must(version.NewVersion("7.0.0"))
 	all := map[string]*tfModule{}
 	for n, m := range c.r.modules {
 		all["modules/"+n] = m
@@ -309,8 +311,8 @@ func checkProviderFloor(c *checker) {
 					c.errorf("%s: aws provider version %q: %v", where, raw, err)
 					continue
 				}
-				if cons.Check(below) || !cons.Check(floor) {
-					c.errorf("%s: aws provider version %q must start at 5.61", where, raw)
+				if cons.Check(below) || !cons.Check(floor) || cons.Check(major) {
+					c.errorf("%s: aws provider version %q must be ~> 6.47", where, raw)
 				}
 			}
 		}
@@ -1232,7 +1234,30 @@ func checkTableMatchesStore(c *checker) {
 				out, _ := str(v)
 				return out
 			}
-			gotGSI[get("name")] = gsi{hash: get("hash_key"), rng: get("range_key"), projection: get("projection_type")}
+			got := gsi{projection: get("projection_type")}
+			// 6.x: key_schema blocks; hash_key and range_key are
+			// deprecated and must not be used (issue 12 #12).
+			if get("hash_key") != "" || get("range_key") != "" {
+				c.errorf("%s: index %s uses the deprecated hash_key/range_key", s.label(), get("name"))
+			}
+			keys, err := s.blocks(g, "key_schema")
+			if !c.ok(err) {
+				continue
+			}
+			for _, k := range keys {
+				n, _ := s.attr(k, "attribute_name")
+				ty, _ := s.attr(k, "key_type")
+				ns, _ := str(n)
+				switch ts, _ := str(ty); ts {
+				case "HASH":
+					got.hash = ns
+				case "RANGE":
+					got.rng = ns
+				default:
+					c.errorf("%s: index %s: key_type %q", s.label(), get("name"), ts)
+				}
+			}
+			gotGSI[get("name")] = got
 		}
 		if !reflect.DeepEqual(gotGSI, wantGSI) {
 			c.errorf("%s: global secondary indexes %v, want %v", s.label(), gotGSI, wantGSI)

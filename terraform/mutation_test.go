@@ -214,8 +214,14 @@ func TestContractsCatchMutations(t *testing.T) {
 		{
 			name: "LiveIndexKeysOnly", contract: "TableMatchesStore",
 			file: "modules/task-table/main.tf",
-			old:  "    projection_type = \"ALL\"\n  }\n\n  point_in_time_recovery", new: "    projection_type = \"KEYS_ONLY\"\n  }\n\n  point_in_time_recovery",
+			old:  "name            = local.live_index_name\n    projection_type = \"ALL\"", new: "name            = local.live_index_name\n    projection_type = \"KEYS_ONLY\"",
 			want: "global secondary indexes",
+		},
+		{
+			name: "IndexWithDeprecatedKeys", contract: "TableMatchesStore",
+			file: "modules/task-table/main.tf",
+			old:  "name            = local.by_run_index_name\n", new: "name            = local.by_run_index_name\n    hash_key        = \"runId\"\n",
+			want: "uses the deprecated hash_key/range_key",
 		},
 		{
 			name: "FilterMatchesExistingStatus", contract: "PipeFilterDefault",
@@ -244,8 +250,8 @@ func TestContractsCatchMutations(t *testing.T) {
 		{
 			name: "ProviderFloorLowered", contract: "ProviderFloor",
 			file: "modules/pipeline/versions.tf",
-			old:  `version = ">= 5.61"`, new: `version = ">= 5.0"`,
-			want: "must start at 5.61",
+			old:  `version = "~> 6.47"`, new: `version = ">= 5.61"`,
+			want: "must be ~> 6.47",
 		},
 		{
 			name: "ScraperTimeoutChanged", contract: "ProductionDefaults",

@@ -39,7 +39,7 @@ variable "description" {
 }
 
 variable "desired_state" {
-  description = "RUNNING, or STOPPED to pause dispatching (records keep accumulating in the stream for 24 hours)."
+  description = "RUNNING, or STOPPED to pause dispatching. A stopped pipe leaves the records in the stream, but once it runs again every record older than maximum_record_age_in_seconds goes to the pipe DLQ (as a batch pointer) instead of the target, and the reconciler re-dispatches those tasks from the table; the stream itself drops records after 24 hours."
   type        = string
   default     = "RUNNING"
 

@@ -125,12 +125,22 @@ resource "aws_lambda_event_source_mapping" "sqs" {
   # (docs/aws-behaviour.md §4.9). Not a variable on purpose.
   function_response_types = ["ReportBatchItemFailures"]
 
+  # Event counts (polled, filtered, invoked, failed-invoke, dropped) in
+  # AWS/Lambda by EventSourceMappingUUID, which the caller can alarm on
+  # (lambda/latest/dg/monitoring-metrics-types.html, "Event source mapping
+  # metrics").
+  metrics_config {
+    metrics = ["EventCount"]
+  }
+
   dynamic "scaling_config" {
     for_each = var.sqs_maximum_concurrency == null ? [] : [var.sqs_maximum_concurrency]
     content {
       maximum_concurrency = scaling_config.value
     }
   }
+
+  tags = var.tags
 
   lifecycle {
     precondition {

@@ -132,12 +132,12 @@ module "dispatch" {
 module "scraper" {
   source = "../go-lambda"
 
-  name                           = "${var.name}-scraper"
-  description                    = "Claims and scrapes one task per message from the work queue."
-  zip_path                       = local.zip_paths.scraper
-  architecture                   = var.architecture
-  memory_size                    = var.scraper_memory_size
-  timeout                        = var.scraper_timeout
+  name         = "${var.name}-scraper"
+  description  = "Claims and scrapes one task per message from the work queue."
+  zip_path     = local.zip_paths.scraper
+  architecture = var.architecture
+  memory_size  = var.scraper_memory_size
+  timeout      = var.scraper_timeout
   # -1: unreserved (go-lambda, aws_lambda_function).
   reserved_concurrent_executions = coalesce(var.scraper_reserved_concurrency, -1)
   environment                    = local.scraper_environment

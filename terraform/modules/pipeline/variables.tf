@@ -524,6 +524,17 @@ variable "lambda_errors_threshold" {
   }
 }
 
+variable "scraper_failed_invoke_events_threshold" {
+  description = "Failed invocations the scraper's event source mapping may count in 5 minutes (FailedInvokeEventCount: errors, throttles and messages released for retry) before its alarm fires."
+  type        = number
+  default     = 100
+
+  validation {
+    condition     = var.scraper_failed_invoke_events_threshold >= 1
+    error_message = "scraper_failed_invoke_events_threshold must be at least 1."
+  }
+}
+
 variable "oldest_live_task_age_threshold_seconds" {
   description = "How long the oldest overdue task (Pending past its grace, or Running with an expired lease) may stay due before the alarm fires. The default, 6 hours, exceeds 3 deliveries x 90 minutes of visibility timeout plus the queue wait of a large run."
   type        = number

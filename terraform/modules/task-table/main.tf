@@ -41,11 +41,20 @@ resource "aws_dynamodb_table" "this" {
   }
 
   # Progress counts and result export per run, without a Scan.
+  # key_schema blocks: hash_key and range_key are deprecated in 6.x
+  # (https://github.com/hashicorp/terraform-provider-aws/blob/v6.47.0/website/docs/r/dynamodb_table.html.markdown).
   global_secondary_index {
     name            = local.by_run_index_name
-    hash_key        = "runId"
-    range_key       = "taskId"
     projection_type = "ALL"
+
+    key_schema {
+      attribute_name = "runId"
+      key_type       = "HASH"
+    }
+    key_schema {
+      attribute_name = "taskId"
+      key_type       = "RANGE"
+    }
   }
 
   # Sparse index of live (non-terminal) tasks for the reconciler: the store
@@ -53,9 +62,16 @@ resource "aws_dynamodb_table" "this" {
   # the live work, not the table's history.
   global_secondary_index {
     name            = local.live_index_name
-    hash_key        = "liveKey"
-    range_key       = "dueAt"
     projection_type = "ALL"
+
+    key_schema {
+      attribute_name = "liveKey"
+      key_type       = "HASH"
+    }
+    key_schema {
+      attribute_name = "dueAt"
+      key_type       = "RANGE"
+    }
   }
 
   point_in_time_recovery {
