@@ -85,6 +85,7 @@ var contracts = []contract{
 	{"DLQRetention", checkDLQRetention},
 	{"DeadLetterQueues", checkDeadLetterQueues},
 	{"DefaultsPassValidation", checkDefaultsPassValidation},
+	{"EncryptionNeedsNoGrants", checkEncryptionNeedsNoGrants},
 	{"FunctionLeastPrivilege", checkFunctionLeastPrivilege},
 	{"LambdaEnvironment", checkLambdaEnvironment},
 	{"ListStreamsOnAnyResource", checkListStreamsOnAnyResource},

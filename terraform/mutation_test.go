@@ -171,6 +171,18 @@ func TestContractsCatchMutations(t *testing.T) {
 			want: "has no DEPLOYMENT_NAME",
 		},
 		{
+			name: "QueueCustomerKey", contract: "EncryptionNeedsNoGrants",
+			file: "modules/work-queue/main.tf",
+			old:  "  sqs_managed_sse_enabled   = true\n", new: "  sqs_managed_sse_enabled   = false\n  kms_master_key_id         = \"alias/taskpipe\"\n",
+			want: "sets kms_master_key_id",
+		},
+		{
+			name: "TableCustomerKey", contract: "EncryptionNeedsNoGrants",
+			file: "modules/task-table/main.tf",
+			old:  "    enabled = true\n  }", new: "    enabled     = true\n    kms_key_arn = \"arn:aws:kms:eu-west-1:123456789012:key/x\"\n  }",
+			want: "sets server_side_encryption.kms_key_arn",
+		},
+		{
 			name: "PipeDLQNotAlarmed", contract: "DLQAlarms",
 			file: "modules/pipeline/monitoring.tf",
 			old:  "dimensions          = { QueueName = module.dispatch.dlq_name }", new: "dimensions          = { QueueName = module.queue.dlq_name }",

@@ -7,6 +7,7 @@ locals {
   live_index_name   = "live"
 }
 
+# tfsec:ignore:aws-dynamodb-table-customer-key -- Encrypted at rest with the AWS managed key (aws/dynamodb); a customer key needs grants for the pipe and both functions that these modules deliberately do not manage (README, "Encryption").
 resource "aws_dynamodb_table" "this" {
   name         = var.name
   billing_mode = "PAY_PER_REQUEST"
@@ -78,11 +79,12 @@ resource "aws_dynamodb_table" "this" {
     enabled = var.enable_point_in_time_recovery
   }
 
+  # The AWS managed key (aws/dynamodb), which the pipe and the Lambdas use
+  # without KMS permissions. A customer key would need kms:Decrypt for the
+  # pipe's stream reads and kms:Decrypt + kms:GenerateDataKey for both
+  # functions, and a key policy these modules do not own (issue 12 #4).
   server_side_encryption {
     enabled = true
-    # null keeps the AWS managed key (aws/dynamodb), which the pipe and the
-    # Lambdas can use without extra KMS permissions.
-    kms_key_arn = var.kms_key_arn
   }
 
   ttl {

@@ -1,9 +1,11 @@
 package terraform_test
 
-// IAM contracts that only the configuration can show: the policies' ARNs
-// are unknown in a plan (they name resources the same apply creates), so
-// these read the policy documents through the HCL evaluator of
-// config_test.go, in every configuration the examples instantiate.
+// Contracts of a first deployment on a real account (issue 12) that only
+// the configuration can show: the policies' ARNs are unknown in a plan
+// (they name resources the same apply creates), so these read the
+// configuration through the HCL evaluator of config_test.go, in every
+// configuration the examples instantiate. plan_test.go checks what a plan
+// shows.
 
 import (
 	"sort"
@@ -268,5 +270,41 @@ func checkDeploymentDimension(c *checker, s *scope, inst instance) {
 	}
 	if got != want {
 		c.errorf("%s: %s: dimensions %s, want exactly {%s = %q}", s.label(), inst.address(), dims.GoString(), emf.DimDeployment, want)
+	}
+}
+
+// checkEncryptionNeedsNoGrants: the queues use SSE-SQS and the table the
+// AWS managed key, which need no KMS grants; no module offers a customer
+// key for them, because none grants it to the pipe and the functions
+// (issue 12 #4).
+func checkEncryptionNeedsNoGrants(c *checker) {
+	queues, tables := 0, 0
+	for _, s := range c.scopes() {
+		for _, inst := range mustInstances(c, s, "aws_sqs_queue") {
+			queues++
+			v, err := s.attr(inst.body(), "sqs_managed_sse_enabled")
+			if !c.ok(err) {
+				continue
+			}
+			if !known(v) || v.Type() != cty.Bool || !v.True() {
+				c.errorf("%s: %s: sqs_managed_sse_enabled is %s, want true (SSE-SQS)", s.label(), inst.address(), v.GoString())
+			}
+			if _, ok := inst.block.Body.Attributes["kms_master_key_id"]; ok {
+				c.errorf("%s: %s sets kms_master_key_id: nothing grants a customer key to the pipe and the functions", s.label(), inst.address())
+			}
+		}
+		for _, inst := range mustInstances(c, s, "aws_dynamodb_table") {
+			tables++
+			sse, err := s.block(inst.body(), "server_side_encryption")
+			if !c.ok(err) {
+				continue
+			}
+			if _, ok := sse.Attributes["kms_key_arn"]; ok {
+				c.errorf("%s: %s sets server_side_encryption.kms_key_arn: nothing grants a customer key to the pipe and the functions", s.label(), inst.address())
+			}
+		}
+	}
+	if queues == 0 || tables == 0 {
+		c.errorf("no queues (%d) or tables (%d) in any configuration", queues, tables)
 	}
 }
