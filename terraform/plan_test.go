@@ -194,3 +194,37 @@ func TestPlanProductionHardening(t *testing.T) {
 		require.True(t, found, "no alarm on the %s namespace", emf.Namespace)
 	})
 }
+
+// TestPlanWarnsAboutSecretLookingEnvironment: lambda_environment values are
+// plain text in plans and state, so a key that looks like a secret fails
+// the module's check (a warning); ordinary keys pass it (issue 15 #13).
+func TestPlanWarnsAboutSecretLookingEnvironment(t *testing.T) {
+	t.Parallel()
+	const check = "lambda_environment_holds_no_secrets"
+	tests := []struct {
+		name string
+		env  string
+		want tfjson.CheckStatus
+	}{
+		{"Ordinary", `{ FEATURE_FLAGS = "a,b" }`, tfjson.CheckStatusPass},
+		{"ApiToken", `{ API_TOKEN = "x" }`, tfjson.CheckStatusFail},
+		{"DatabasePassword", `{ db_password = "x" }`, tfjson.CheckStatusFail},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorkspace(t, "minimal", func(tree string) {
+				require.NoError(t, os.WriteFile(filepath.Join(tree, "examples", "minimal", "env_override.tf"),
+					[]byte("module \"pipeline\" {\n  lambda_environment = "+tt.env+"\n}\n"), 0o644))
+			})
+			plan := planOf(t, w, tt.name, map[string]any{"name": "env-check"})
+			var got tfjson.CheckStatus
+			for _, c := range plan.Checks {
+				if c.Address.Kind == tfjson.CheckKindCheckBlock && c.Address.Name == check {
+					got = c.Status
+				}
+			}
+			require.Equal(t, tt.want, got, "status of check.%s", check)
+		})
+	}
+}

@@ -267,7 +267,7 @@ variable "lambda_log_level" {
 }
 
 variable "lambda_environment" {
-  description = "Extra environment variables for every function; the pipeline's own variables (TABLE_NAME, ...) win on conflict."
+  description = "Extra environment variables for every function; the pipeline's own variables (TABLE_NAME, ...) win on conflict. They appear in plans, in the state and to anyone who may read the function's configuration: no secrets (keep those in Secrets Manager or SSM Parameter Store and pass their names). A check warns about keys that look like secrets."
   type        = map(string)
   default     = {}
 }
