@@ -228,3 +228,45 @@ func TestPlanWarnsAboutSecretLookingEnvironment(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanPipeWaitsForPropagation: on AWS the pipe is created only after a
+// time_sleep that follows its role policy and the new stream, because
+// CreatePipe fails with "Cannot access stream" until both have propagated;
+// the local example skips the wait (issue 12 #1).
+func TestPlanPipeWaitsForPropagation(t *testing.T) {
+	t.Parallel()
+	const (
+		sleep = "module.pipeline.module.dispatch.time_sleep.propagation[0]"
+		pipe  = "module.pipeline.module.dispatch.aws_pipes_pipe.this"
+	)
+	tests := []struct {
+		example string
+		want    string // create_duration; "" for no wait
+	}{
+		{"complete", "90s"},
+		{"local", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.example, func(t *testing.T) {
+			t.Parallel()
+			w := newWorkspace(t, tt.example, nil)
+			plan := planOf(t, w, tt.example, map[string]any{"name": "propagation"})
+			sleeps := afterOf(t, plan, "time_sleep")
+			if tt.want == "" {
+				require.Empty(t, sleeps)
+				return
+			}
+			require.Contains(t, sleeps, sleep)
+			require.Equal(t, tt.want, sleeps[sleep]["create_duration"])
+
+			dispatch := plan.Config.RootModule.ModuleCalls["pipeline"].Module.ModuleCalls["dispatch"].Module
+			var deps []string
+			for _, r := range dispatch.Resources {
+				if r.Address == "aws_pipes_pipe.this" {
+					deps = r.DependsOn
+				}
+			}
+			require.Contains(t, deps, "time_sleep.propagation", "%s waits for the time_sleep", pipe)
+		})
+	}
+}

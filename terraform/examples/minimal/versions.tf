@@ -10,5 +10,11 @@ terraform {
       # same range so one lock file fits the whole pipeline.
       version = "~> 6.47"
     }
+    time = {
+      source = "hashicorp/time"
+      # time_sleep between the pipe's role policy and the pipe; the local
+      # provider mirror holds 0.14.2 (scripts/provider.sh).
+      version = "~> 0.14"
+    }
   }
 }

@@ -112,6 +112,21 @@ resource "aws_iam_role_policy" "this" {
   })
 }
 
+# CreatePipe answers "Cannot access stream ... ensure the customer role can
+# perform actions on source stream" until a new stream and a new role policy
+# have propagated, which depends_on alone does not wait for; a wait of about
+# 90-120 s does (provider issue #40572, aws-cdk issue #31211). The triggers
+# wait again when the stream or the policy is replaced.
+resource "time_sleep" "propagation" {
+  count = var.create_delay_seconds > 0 ? 1 : 0
+
+  create_duration = "${var.create_delay_seconds}s"
+  triggers = {
+    stream = var.source_stream_arn
+    policy = aws_iam_role_policy.this.policy
+  }
+}
+
 resource "aws_pipes_pipe" "this" {
   name          = var.name
   description   = var.description
@@ -179,7 +194,7 @@ resource "aws_pipes_pipe" "this" {
     }
   }
 
-  # Creating the pipe in the same apply as its role can fail with "Cannot
-  # access stream" until the policy exists (provider issue #40572).
-  depends_on = [aws_iam_role_policy.this]
+  # The policy must exist, and have propagated (time_sleep above), before
+  # CreatePipe.
+  depends_on = [aws_iam_role_policy.this, time_sleep.propagation]
 }

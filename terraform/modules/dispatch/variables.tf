@@ -38,6 +38,17 @@ variable "description" {
   default     = "Dispatches tasks that become Pending from the task table's stream to the work queue."
 }
 
+variable "create_delay_seconds" {
+  description = "Seconds to wait after the role policy (and a new source stream) exist before creating the pipe: CreatePipe fails with \"Cannot access stream\" until both have propagated (provider issue #40572). 0 skips the wait (the local cloud)."
+  type        = number
+  default     = 90
+
+  validation {
+    condition     = var.create_delay_seconds >= 0 && var.create_delay_seconds <= 600 && floor(var.create_delay_seconds) == var.create_delay_seconds
+    error_message = "create_delay_seconds must be a whole number from 0 to 600."
+  }
+}
+
 variable "desired_state" {
   description = "RUNNING, or STOPPED to pause dispatching. A stopped pipe leaves the records in the stream, but once it runs again every record older than maximum_record_age_in_seconds goes to the pipe DLQ (as a batch pointer) instead of the target, and the reconciler re-dispatches those tasks from the table; the stream itself drops records after 24 hours."
   type        = string

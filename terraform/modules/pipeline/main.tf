@@ -122,6 +122,7 @@ module "dispatch" {
 
   name                               = "${var.name}-dispatch"
   source_stream_arn                  = module.table.stream_arn
+  create_delay_seconds               = var.pipe_create_delay_seconds
   target_queue_arn                   = module.queue.queue_arn
   filter_patterns                    = var.pipe_filter_patterns
   starting_position                  = var.pipe_starting_position

@@ -123,6 +123,17 @@ variable "max_receive_count" {
 # Optional: pipe
 ################################################################################
 
+variable "pipe_create_delay_seconds" {
+  description = "Wait between the stream and the pipe's role policy and CreatePipe, for IAM and the new stream to propagate (the first apply otherwise ends with the pipe CREATE_FAILED, \"Cannot access stream\"). 90 s on AWS; 0 on the local cloud."
+  type        = number
+  default     = 90
+
+  validation {
+    condition     = var.pipe_create_delay_seconds >= 0 && var.pipe_create_delay_seconds <= 600 && floor(var.pipe_create_delay_seconds) == var.pipe_create_delay_seconds
+    error_message = "pipe_create_delay_seconds must be a whole number from 0 to 600."
+  }
+}
+
 variable "pipe_filter_patterns" {
   description = "Event patterns (JSON strings) that select the stream records to dispatch; null keeps the dispatch module's default, \"status becomes Pending\"."
   type        = list(string)
