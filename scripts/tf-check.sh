@@ -31,8 +31,9 @@ for fn in scraper reconciler enrich; do
 	done
 done
 
-# Plans never reach AWS: the examples use no data sources, and the local
-# provider makes no API calls while planning. Dummy credentials keep any
+# Plans never reach AWS: the only data source the modules read is
+# aws_region (the provider's own configuration), and the local provider
+# makes no API calls while planning. Dummy credentials keep any
 # real ones in the environment out of the way.
 export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_SESSION_TOKEN=
 unset AWS_PROFILE

@@ -85,7 +85,10 @@ var contracts = []contract{
 	{"DLQRetention", checkDLQRetention},
 	{"DeadLetterQueues", checkDeadLetterQueues},
 	{"DefaultsPassValidation", checkDefaultsPassValidation},
+	{"EncryptionNeedsNoGrants", checkEncryptionNeedsNoGrants},
+	{"FunctionLeastPrivilege", checkFunctionLeastPrivilege},
 	{"LambdaEnvironment", checkLambdaEnvironment},
+	{"ListStreamsOnAnyResource", checkListStreamsOnAnyResource},
 	{"ModuleFiles", checkModuleFiles},
 	{"NoWildcardActions", checkNoWildcardActions},
 	{"PipeBisect", checkPipeBisect},
@@ -267,10 +270,12 @@ func describedLiterally(b *hclsyntax.Block) bool {
 	return !diags.HasErrors() && ok && strings.TrimSpace(s) != ""
 }
 
-// checkProviderFloor: hashicorp/aws >= 5.61 everywhere (older releases drop
+// checkProviderFloor: hashicorp/aws ~> 6.47 everywhere, the release the
+// modules were reviewed against and the local provider embeds (issue 12
+// #12); 5.61 was the old floor (older releases drop
 // the target input_template on filter edits, provider PR #38598).
 func checkProviderFloor(c *checker) {
-	below, floor := version.Must(version.NewVersion("5.60.99")), version.Must(version.NewVersion("5.61.0"))
+	below, floor, major := version.Must(version.NewVersion("6.46.99")), version.Must(version.NewVersion("6.47.0")), version.Must(version.NewVersion("7.0.0"))
 	all := map[string]*tfModule{}
 	for n, m := range c.r.modules {
 		all["modules/"+n] = m
@@ -307,8 +312,8 @@ func checkProviderFloor(c *checker) {
 					c.errorf("%s: aws provider version %q: %v", where, raw, err)
 					continue
 				}
-				if cons.Check(below) || !cons.Check(floor) {
-					c.errorf("%s: aws provider version %q must start at 5.61", where, raw)
+				if cons.Check(below) || !cons.Check(floor) || cons.Check(major) {
+					c.errorf("%s: aws provider version %q must be ~> 6.47", where, raw)
 				}
 			}
 		}
@@ -799,14 +804,14 @@ func checkDLQAlarms(c *checker) {
 			covered[name][key] = true
 			if name == emf.OldestLiveTaskAge {
 				// The reconciler's EMF line carries the metric with the State
-				// dimension and with none; the alarm watches the total.
+				// dimension and without; both carry the deployment's
+				// Deployment dimension (DEPLOYMENT_NAME), and the alarm
+				// watches this deployment's total (issue 12 #6).
 				ns, _ := s.attr(inst.body(), "namespace")
 				if got, _ := str(ns); got != emf.Namespace {
 					c.errorf("%s: %s: namespace %q, want %q (internal/emf)", s.label(), inst.address(), got, emf.Namespace)
 				}
-				if _, ok := inst.block.Body.Attributes["dimensions"]; ok {
-					c.errorf("%s: %s: the total series has no dimensions", s.label(), inst.address())
-				}
+				checkDeploymentDimension(c, s, inst)
 			}
 		}
 		for _, metric := range []string{"Errors", "Throttles"} {
@@ -1004,36 +1009,6 @@ func iamActions(doc cty.Value) ([]string, bool) {
 	return out, true
 }
 
-// allResources reports whether a statement of a policy document grants a
-// known Resource of exactly "*" (resources known only after apply are
-// ARNs of the module's own resources).
-func allResources(doc cty.Value) bool {
-	stmts := attrOf(doc, "Statement")
-	if stmts == cty.NilVal || !stmts.IsKnown() || stmts.IsNull() || !stmts.CanIterateElements() {
-		return false
-	}
-	for it := stmts.ElementIterator(); it.Next(); {
-		_, st := it.Element()
-		res := attrOf(st, "Resource")
-		if res == cty.NilVal || !res.IsKnown() || res.IsNull() {
-			continue
-		}
-		if res.Type() == cty.String {
-			res = cty.TupleVal([]cty.Value{res})
-		}
-		if !res.CanIterateElements() {
-			continue
-		}
-		for rit := res.ElementIterator(); rit.Next(); {
-			_, r := rit.Element()
-			if s, ok := str(r); ok && s == "*" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // checkNoWildcardActions: every IAM policy the modules create lists exact
 // actions, in every configuration; go-lambda refuses wildcard actions from
 // callers.
@@ -1065,7 +1040,7 @@ func checkNoWildcardActions(c *checker) {
 						c.errorf("%s: %s: wildcard action %q", s.label(), inst.address(), act)
 					}
 				}
-				if allResources(doc) {
+				if starWithResourceScopedAction(doc) {
 					c.errorf("%s: %s: a statement grants Resource \"*\"", s.label(), inst.address())
 				}
 			}
@@ -1260,7 +1235,30 @@ func checkTableMatchesStore(c *checker) {
 				out, _ := str(v)
 				return out
 			}
-			gotGSI[get("name")] = gsi{hash: get("hash_key"), rng: get("range_key"), projection: get("projection_type")}
+			got := gsi{projection: get("projection_type")}
+			// 6.x: key_schema blocks; hash_key and range_key are
+			// deprecated and must not be used (issue 12 #12).
+			if get("hash_key") != "" || get("range_key") != "" {
+				c.errorf("%s: index %s uses the deprecated hash_key/range_key", s.label(), get("name"))
+			}
+			keys, err := s.blocks(g, "key_schema")
+			if !c.ok(err) {
+				continue
+			}
+			for _, k := range keys {
+				n, _ := s.attr(k, "attribute_name")
+				ty, _ := s.attr(k, "key_type")
+				ns, _ := str(n)
+				switch ts, _ := str(ty); ts {
+				case "HASH":
+					got.hash = ns
+				case "RANGE":
+					got.rng = ns
+				default:
+					c.errorf("%s: index %s: key_type %q", s.label(), get("name"), ts)
+				}
+			}
+			gotGSI[get("name")] = got
 		}
 		if !reflect.DeepEqual(gotGSI, wantGSI) {
 			c.errorf("%s: global secondary indexes %v, want %v", s.label(), gotGSI, wantGSI)

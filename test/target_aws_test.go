@@ -120,6 +120,9 @@ func (a *awsTarget) Prepare(t *testing.T, name string) (map[string]any, map[stri
 		"dist_dir":     dist,
 		"architecture": "arm64",
 		"tags":         map[string]any{"Purpose": "taskpipe-integration-test", "Deployment": name},
+		// The complete example protects its table; the teardown must be
+		// able to delete it.
+		"table_deletion_protection_enabled": false,
 	}, map[string]string{}
 }
 

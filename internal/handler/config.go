@@ -34,6 +34,9 @@ const (
 	EnvResultPrefix           = "RESULT_PREFIX"
 	EnvPipeName               = "PIPE_NAME"
 	EnvPipeDesiredState       = "PIPE_DESIRED_STATE"
+	// EnvDeployment is the deployment's name, the Deployment dimension of
+	// every metric (emf.DimDeployment); empty publishes without it.
+	EnvDeployment = "DEPLOYMENT_NAME"
 )
 
 // Defaults for optional settings.
@@ -76,6 +79,8 @@ type ScraperConfig struct {
 	// (s3store.New): the prefix is "" or ends with "/".
 	ResultBucket string
 	ResultPrefix string
+	// Deployment is the metrics' Deployment dimension ("" for none).
+	Deployment string
 }
 
 // ReconcilerConfig is the reconciler Lambda's environment.
@@ -92,11 +97,15 @@ type ReconcilerConfig struct {
 	// (RUNNING by default, or STOPPED).
 	PipeName         string
 	PipeDesiredState string
+	// Deployment is the metrics' Deployment dimension ("" for none).
+	Deployment string
 }
 
 // EnrichConfig is the enrichment Lambda's environment.
 type EnrichConfig struct {
 	LogLevel slog.Level
+	// Deployment is the metrics' Deployment dimension ("" for none).
+	Deployment string
 }
 
 // envReader collects every problem, so one failed start names them all.
@@ -214,6 +223,7 @@ func ScraperConfigFromEnv(getenv func(string) string) (ScraperConfig, error) {
 		MaxPages:             r.integer(EnvMaxPages, 0, 0, 10),
 		ResultBucket:         r.required(EnvResultBucket),
 		ResultPrefix:         r.optional(EnvResultPrefix),
+		Deployment:           r.optional(EnvDeployment),
 	}
 	if p := c.ResultPrefix; p != "" && (!strings.HasSuffix(p, "/") || strings.HasPrefix(p, "/") || len(p) > maxResultPrefix) {
 		r.errs = append(r.errs, fmt.Errorf("%s=%q: want at most %d characters ending with / and not starting with one", EnvResultPrefix, p, maxResultPrefix))
@@ -248,6 +258,7 @@ func ReconcilerConfigFromEnv(getenv func(string) string) (ReconcilerConfig, erro
 		LiveShards:    r.integer(EnvLiveShards, 0, 1, 100),
 		LogLevel:      r.logLevel(),
 		PipeName:      r.optional(EnvPipeName),
+		Deployment:    r.optional(EnvDeployment),
 	}
 	switch c.PipeDesiredState = strings.ToUpper(r.optional(EnvPipeDesiredState)); c.PipeDesiredState {
 	case "", "RUNNING", "STOPPED":
@@ -264,6 +275,6 @@ func ReconcilerConfigFromEnv(getenv func(string) string) (ReconcilerConfig, erro
 // EnrichConfigFromEnv reads the enrichment's settings with getenv.
 func EnrichConfigFromEnv(getenv func(string) string) (EnrichConfig, error) {
 	r := &envReader{getenv: getenv}
-	c := EnrichConfig{LogLevel: r.logLevel()}
+	c := EnrichConfig{LogLevel: r.logLevel(), Deployment: r.optional(EnvDeployment)}
 	return c, r.err("enrich")
 }

@@ -114,7 +114,39 @@ func build() (string, error) {
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("go build provider: %w: %s", err, stderr.String())
 	}
+	if err := buildTime(goTool, dir); err != nil {
+		return "", err
+	}
 	return tfprovider.WriteCLIConfig(dir)
+}
+
+// buildTime installs the real hashicorp/time provider from source (through
+// the Go module cache, so offline once it holds the module) into the
+// mirror at dir.
+func buildTime(goTool, dir string) error {
+	gobin, err := os.MkdirTemp(dir, "gobin-")
+	if err != nil {
+		return fmt.Errorf("time provider: %w", err)
+	}
+	cmd := exec.Command(goTool, "install", "-trimpath", tfprovider.TimeModule+"@v"+tfprovider.TimeVersion)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOBIN="+gobin, "GOFLAGS=")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go install %s: %w: %s", tfprovider.TimeModule, err, stderr.String())
+	}
+	bin := tfprovider.TimeBinaryPath(dir, runtime.GOOS, runtime.GOARCH)
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		return fmt.Errorf("time provider: %w", err)
+	}
+	if err := os.Rename(filepath.Join(gobin, "terraform-provider-time"), bin); err != nil {
+		return fmt.Errorf("time provider: %w", err)
+	}
+	if err := os.RemoveAll(gobin); err != nil {
+		return fmt.Errorf("time provider: %w", err)
+	}
+	return nil
 }
 
 // EnsureZips runs make build in the repository root when a Lambda zip of

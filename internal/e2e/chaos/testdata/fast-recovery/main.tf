@@ -56,6 +56,9 @@ module "pipeline" {
   scraper_maximum_concurrency  = var.scraper_concurrency
   scraper_reserved_concurrency = var.scraper_concurrency
 
+  # The local cloud's IAM and streams are consistent at once.
+  pipe_create_delay_seconds = 0
+
   allow_private_networks = true
   log_retention_in_days  = 1
 
