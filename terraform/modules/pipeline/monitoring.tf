@@ -305,6 +305,7 @@ resource "aws_cloudwatch_metric_alarm" "pipe_stalled" {
   alarm_description   = "The ${var.name} pipe is not RUNNING although the deployment wants it running: new tasks are not dispatched (the reconciler re-sends them only after their Pending grace)."
   namespace           = local.metrics_namespace
   metric_name         = "PipeStalled"
+  dimensions          = { Deployment = var.name }
   statistic           = "Maximum"
   period              = 300
   evaluation_periods  = 2
