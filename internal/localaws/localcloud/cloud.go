@@ -83,6 +83,10 @@ type Config struct {
 	// DefaultLambdaTransition, negative: none), so that a client that does
 	// not wait for Active and Successful fails here as on AWS.
 	LambdaTransition time.Duration
+	// IAM is IAMEnforce or IAMOff; empty is IAMOff, so package tests that
+	// create functions without roles keep working. The taskpipe command,
+	// the demo and chaos default to IAMEnforce (--iam).
+	IAM IAMMode
 }
 
 // DefaultLambdaTransition is Config.LambdaTransition's default: long enough
@@ -105,6 +109,7 @@ type Cloud struct {
 	streams  *stream.Service
 	events   *eventbus.Service
 	identity *identity.Service
+	iam      *authorizer
 
 	logs      *loggroup.Service
 	alarms    *alarm.Service
@@ -178,6 +183,8 @@ func New(cfg Config) *Cloud {
 	c.router.SetGuard(c.guard)
 	c.router.Use(reportOp)
 	c.router.Use(c.callers.middleware)
+	c.iam = newAuthorizer(c)
+	c.router.Use(c.authorizeFunctionCall)
 	c.runtimeServices(cfg)
 	c.routeAdmin()
 	return c
