@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -18,11 +19,14 @@ import (
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/aws/aws-sdk-go-v2/service/pipes"
 	pipestypes "github.com/aws/aws-sdk-go-v2/service/pipes/types"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
+	schedtypes "github.com/aws/aws-sdk-go-v2/service/scheduler/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/taskpipe/taskpipe/internal/localaws/emu"
+	"github.com/taskpipe/taskpipe/internal/localaws/emu/schedule"
 	"github.com/taskpipe/taskpipe/internal/localaws/localcloud"
 )
 
@@ -266,5 +270,37 @@ func TestIAMMappingNeedsReceive(t *testing.T) {
 		ae := apiError(t, err)
 		require.Equal(t, "InvalidParameterValueException", ae.ErrorCode(), tc.name)
 		require.Equal(t, tc.want, ae.ErrorMessage(), tc.name)
+	}
+}
+
+// TestIAMSchedulerInvokesAsItsRole: a schedule's Lambda invoke needs the
+// target role to trust Scheduler (aws:SourceAccount) and to allow
+// lambda:InvokeFunction on the function; the demo covers the granted case.
+func TestIAMSchedulerInvokesAsItsRole(t *testing.T) {
+	t.Parallel()
+	c, admin := iamCloud(t)
+	ctx := context.Background()
+	createStubFunction(t, admin, "tick", createRole(t, admin, "tick-fn", lambdaTrust, ""))
+	fn := "arn:aws:lambda:us-east-1:" + acct + ":function:tick"
+	trust := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"scheduler.amazonaws.com"},"Action":"sts:AssumeRole","Condition":{"StringEquals":{"aws:SourceAccount":"` + acct + `"}}}]}`
+	for _, tc := range []struct {
+		name, trust, policy, want string
+	}{
+		{"no-grant", trust, "", "is not authorized to perform: lambda:InvokeFunction on resource: " + fn},
+		{"other-account", strings.ReplaceAll(trust, acct, "111122223333"), `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"lambda:InvokeFunction","Resource":"` + fn + `"}]}`,
+			"scheduler.amazonaws.com is not authorized to perform: sts:AssumeRole"},
+	} {
+		role := createRole(t, admin, tc.name, tc.trust, tc.policy)
+		_, err := scheduler.NewFromConfig(admin).CreateSchedule(ctx, &scheduler.CreateScheduleInput{
+			Name: aws.String(tc.name), ScheduleExpression: aws.String("rate(1 hour)"),
+			FlexibleTimeWindow: &schedtypes.FlexibleTimeWindow{Mode: schedtypes.FlexibleTimeWindowModeOff},
+			Target:             &schedtypes.Target{Arn: aws.String(fn), RoleArn: aws.String(role)},
+		})
+		require.NoError(t, err, tc.name)
+		// A denied invoke never reaches the function (a granted one would
+		// start the stub's process, which these tests avoid).
+		_, err = c.Schedules().Fire(ctx, "", tc.name)
+		require.ErrorIs(t, err, schedule.ErrInvokeRefused, tc.name)
+		require.ErrorContains(t, err, tc.want, tc.name)
 	}
 }
