@@ -1,5 +1,6 @@
-// Package tfdoc generates the input, output and requirement tables of a
-// Terraform module's README from its .tf files, and keeps them between the
+// Package tfdoc generates the requirement, provider, module, resource,
+// input and output tables of a Terraform module's README from its .tf
+// files (the sections terraform-docs writes), and keeps them between the
 // <!-- BEGIN_TF_DOCS --> and <!-- END_TF_DOCS --> markers (the markers
 // terraform-docs uses, so either tool can maintain a README).
 //
@@ -58,10 +59,26 @@ type Provider struct {
 	Version string
 }
 
+// Resource is one resource or data block of a module.
+type Resource struct {
+	// Mode is "resource" or "data".
+	Mode string
+	Type string
+	Name string
+}
+
+// Call is one module block of a module.
+type Call struct {
+	Name   string
+	Source string
+}
+
 // Module is the documented interface of one module directory.
 type Module struct {
 	RequiredVersion string
 	Providers       []Provider
+	Calls           []Call
+	Resources       []Resource
 	Variables       []Variable
 	Outputs         []Output
 }
@@ -113,8 +130,53 @@ func (m *Module) addBlock(b *hclsyntax.Block) error {
 		m.Outputs = append(m.Outputs, Output{Name: b.Labels[0], Description: desc})
 	case "terraform":
 		return m.addTerraform(b)
+	case "resource", "data":
+		if len(b.Labels) == 2 {
+			m.Resources = append(m.Resources, Resource{Mode: b.Type, Type: b.Labels[0], Name: b.Labels[1]})
+		}
+	case "module":
+		src, err := stringAttr(b.Body, "source")
+		if err != nil {
+			return fmt.Errorf("module %q: %w", b.Labels[0], err)
+		}
+		m.Calls = append(m.Calls, Call{Name: b.Labels[0], Source: src})
 	}
 	return nil
+}
+
+// usedProviders are the local names of the providers the module's own
+// resources belong to (a type's prefix up to its first "_"), sorted.
+func (m *Module) usedProviders() []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, r := range m.Resources {
+		name, _, _ := strings.Cut(r.Type, "_")
+		if !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// registryURL is the Terraform Registry page of a resource or data
+// source, the link terraform-docs prints; "" for providers outside the
+// hashicorp namespace the modules use.
+func (m *Module) registryURL(r Resource) string {
+	name, _, _ := strings.Cut(r.Type, "_")
+	source := "hashicorp/" + name
+	for _, p := range m.Providers {
+		if p.Name == name && p.Source != "" {
+			source = p.Source
+		}
+	}
+	kind := "resources"
+	if r.Mode == "data" {
+		kind = "data-sources"
+	}
+	_, short, _ := strings.Cut(r.Type, "_")
+	return "https://registry.terraform.io/providers/" + source + "/latest/docs/" + kind + "/" + short
 }
 
 func variable(b *hclsyntax.Block) (Variable, error) {
@@ -251,6 +313,53 @@ func (m *Module) Markdown() string {
 			name = p.Source
 		}
 		fmt.Fprintf(&b, "| %s | `%s` |\n", cell(name), cell(p.Version))
+	}
+
+	b.WriteString("\n## Providers\n\n")
+	if used := m.usedProviders(); len(used) == 0 {
+		b.WriteString("No providers.\n")
+	} else {
+		b.WriteString("| Name | Version |\n|------|---------|\n")
+		for _, name := range used {
+			version := ""
+			for _, p := range m.Providers {
+				if p.Name == name {
+					version = p.Version
+				}
+			}
+			fmt.Fprintf(&b, "| %s | `%s` |\n", cell(name), cell(version))
+		}
+	}
+
+	b.WriteString("\n## Modules\n\n")
+	if len(m.Calls) == 0 {
+		b.WriteString("No modules.\n")
+	} else {
+		b.WriteString("| Name | Source |\n|------|--------|\n")
+		for _, c := range m.Calls {
+			fmt.Fprintf(&b, "| `%s` | `%s` |\n", c.Name, cell(c.Source))
+		}
+	}
+
+	b.WriteString("\n## Resources\n\n")
+	if len(m.Resources) == 0 {
+		b.WriteString("No resources.\n")
+	} else {
+		b.WriteString("| Name | Type |\n|------|------|\n")
+		rs := append([]Resource(nil), m.Resources...)
+		sort.SliceStable(rs, func(i, j int) bool { // as terraform-docs: by type, then name
+			if rs[i].Type != rs[j].Type {
+				return rs[i].Type < rs[j].Type
+			}
+			return rs[i].Name < rs[j].Name
+		})
+		for _, r := range rs {
+			addr := r.Type + "." + r.Name
+			if r.Mode == "data" {
+				addr = "data." + addr
+			}
+			fmt.Fprintf(&b, "| [%s](%s) | %s |\n", addr, m.registryURL(r), r.Mode)
+		}
 	}
 
 	b.WriteString("\n## Inputs\n\n")

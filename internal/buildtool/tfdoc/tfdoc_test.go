@@ -25,6 +25,12 @@ func TestLoad(t *testing.T) {
 		{Name: "untyped", Type: "any", Default: "null"},
 	}, m.Variables)
 	require.Equal(t, []tfdoc.Output{{Name: "arn", Description: "ARN of the thing."}}, m.Outputs)
+	require.Equal(t, []tfdoc.Call{{Name: "queue", Source: "../queue"}}, m.Calls)
+	require.Equal(t, []tfdoc.Resource{
+		{Mode: "resource", Type: "aws_sqs_queue", Name: "this"},
+		{Mode: "data", Type: "aws_iam_policy_document", Name: "this"},
+		{Mode: "resource", Type: "aws_iam_role", Name: "this"},
+	}, m.Resources)
 }
 
 func TestMarkdown(t *testing.T) {
