@@ -113,6 +113,7 @@ func (l *localTarget) Prepare(t *testing.T, name string) (map[string]any, map[st
 		Logger:           slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo})),
 		PipeRetryBackoff: pipeRetryBackoff,
 		FaultSeed:        fixtureSeed,
+		IAM:              localcloud.IAMEnforce,
 	})
 	if err := l.cloud.Start(context.Background()); err != nil {
 		t.Fatalf("start the local cloud: %v", err)

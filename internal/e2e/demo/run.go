@@ -189,6 +189,9 @@ func (r *runner) startCloud(ctx context.Context) error {
 		Addr:    r.cfg.Addr,
 		Logger:  r.log,
 		Console: r.cfg.Log,
+		// The demo and chaos run with IAM enforced, so a module policy
+		// missing a grant fails here as it would on AWS.
+		IAM: localcloud.IAMEnforce,
 	})
 	if err := r.cloud.Start(ctx); err != nil {
 		return fmt.Errorf("demo: %w", err)

@@ -93,6 +93,10 @@ type Config struct {
 	// DefaultLambdaTransition, negative: none), so that a client that does
 	// not wait for Active and Successful fails here as on AWS.
 	LambdaTransition time.Duration
+	// IAM is IAMEnforce or IAMOff; empty is IAMOff, so package tests that
+	// create functions without roles keep working. The taskpipe command,
+	// the demo and chaos default to IAMEnforce (--iam).
+	IAM IAMMode
 }
 
 // DefaultLambdaTransition is Config.LambdaTransition's default: long enough
@@ -116,6 +120,7 @@ type Cloud struct {
 	events   *eventbus.Service
 	identity *identity.Service
 	buckets  *bucket.Service
+	iam      *authorizer
 
 	logs      *loggroup.Service
 	alarms    *alarm.Service
@@ -196,6 +201,8 @@ func New(cfg Config) *Cloud {
 	c.router.Use(reportOp)
 	c.router.Use(c.callers.middleware)
 	c.router.Use(c.checkRegion)
+	c.iam = newAuthorizer(c)
+	c.router.Use(c.authorizeFunctionCall)
 	c.runtimeServices(cfg)
 	c.routeAdmin()
 	return c

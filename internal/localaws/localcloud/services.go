@@ -33,7 +33,7 @@ func (c *Cloud) runtimeServices(cfg Config) {
 	}
 	c.faults = inj
 
-	lam := &lambdaAdapter{}
+	lam := &lambdaAdapter{iam: c.iam}
 	c.mappings = mapping.New(mapping.Options{AccountID: cfg.AccountID, Region: cfg.Region, Now: cfg.Now,
 		Queues: c.queue, Invoker: lam, Faults: inj, Metrics: c.alarms, Logger: cfg.Logger})
 	c.functions = function.New(function.Options{AccountID: cfg.AccountID, Region: cfg.Region, Now: cfg.Now,
@@ -46,7 +46,7 @@ func (c *Cloud) runtimeServices(cfg Config) {
 		Invoker: lam, Queues: c.queue, Logger: cfg.Logger})
 	c.pipes = pipe.New(pipe.Options{AccountID: cfg.AccountID, Region: cfg.Region, Now: cfg.Now,
 		Tables: c.tables, Queues: c.queue, Invoker: pipeInvoker{lam}, Metrics: c.alarms, Faults: inj,
-		RetryBackoff: cfg.PipeRetryBackoff, Logger: cfg.Logger})
+		RetryBackoff: cfg.PipeRetryBackoff, Authorizer: c.iam, Logger: cfg.Logger})
 
 	c.router.Handle(emu.ServiceLambda, c.functions)
 	c.router.Handle(emu.ServiceLogs, c.logs)
@@ -73,7 +73,26 @@ func (c *Cloud) closeRuntime() error {
 
 // lambdaAdapter lets the mapping poller, the scheduler and the Pipe runtime
 // invoke functions in process.
-type lambdaAdapter struct{ fn *function.Service }
+type lambdaAdapter struct {
+	fn  *function.Service
+	iam *authorizer
+}
+
+// CannotConsume implements mapping.QueueAccess: the mapping polls as the
+// function's execution role.
+func (a *lambdaAdapter) CannotConsume(functionARN, queueARN string) string {
+	cfg, err := a.fn.Configuration(functionARN)
+	if err != nil {
+		return ""
+	}
+	sess := emu.RoleSession{Service: "lambda.amazonaws.com", Role: cfg.Role, Session: cfg.FunctionName}
+	for _, action := range []string{"ReceiveMessage", "DeleteMessage", "GetQueueAttributes"} {
+		if a.iam.Authorize(context.Background(), sess, "sqs:"+action, queueARN) != nil {
+			return action
+		}
+	}
+	return ""
+}
 
 // FunctionARN implements mapping.Invoker.
 func (a *lambdaAdapter) FunctionARN(name string) (string, bool) {
@@ -103,6 +122,11 @@ func (a *lambdaAdapter) Invoke(ctx context.Context, arn string, payload []byte) 
 // InvokeAsync implements schedule.Invoker: Scheduler invokes Lambda targets
 // asynchronously.
 func (a *lambdaAdapter) InvokeAsync(ctx context.Context, arn string, payload []byte) error {
+	if sess, ok := emu.RoleSessionFrom(ctx); ok {
+		if err := a.iam.Authorize(ctx, sess, "lambda:InvokeFunction", arn); err != nil {
+			return err
+		}
+	}
 	_, err := a.fn.Invoke(ctx, arn, payload, function.InvokeOptions{Type: function.Async})
 	return err
 }

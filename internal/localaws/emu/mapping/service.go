@@ -61,6 +61,16 @@ type FunctionTimeouts interface {
 	FunctionTimeout(functionARN string) (time.Duration, bool)
 }
 
+// QueueAccess is optionally implemented by an Invoker. When it is, Create
+// refuses a function whose execution role cannot consume the queue, as
+// Lambda does (with-sqs.html, "Execution role permissions":
+// ReceiveMessage, DeleteMessage, GetQueueAttributes).
+type QueueAccess interface {
+	// CannotConsume returns the first of those actions the function's
+	// role may not call on the queue, or "".
+	CannotConsume(functionARN, queueARN string) string
+}
+
 // Options configures a Service. Queues and Invoker are required.
 type Options struct {
 	// AccountID and Region name mapping ARNs and event records (default
@@ -379,6 +389,12 @@ func (s *Service) Create(req CreateRequest) (Configuration, error) {
 	functionARN, err := s.resolveFunction(req.FunctionName)
 	if err != nil {
 		return Configuration{}, err
+	}
+	if qa, ok := s.opts.Invoker.(QueueAccess); ok {
+		if action := qa.CannotConsume(functionARN, queueARN); action != "" {
+			return Configuration{}, errorf(ErrInvalidParameterValue,
+				"The provided execution role does not have permissions to call %s on SQS", action)
+		}
 	}
 	batch := int32(defaultBatchSize)
 	if req.BatchSize != nil {

@@ -30,6 +30,7 @@ type definition struct {
 type config struct {
 	name      string
 	arn       string
+	role      string
 	sourceARN string
 	stream    *table.Stream
 	targetARN string
@@ -127,7 +128,7 @@ func unsupportedRaw(members map[string][]byte) string {
 // and what the local cloud can run, and builds the runtime config. stream
 // is the already-resolved source stream on UpdatePipe, nil on CreatePipe.
 func (s *Service) compile(name string, d *definition, stream *table.Stream) (*config, *apiError) {
-	cfg := &config{name: name, arn: s.pipeARN(name), sourceARN: d.Source, targetARN: d.Target, enrichmentARN: d.Enrichment}
+	cfg := &config{name: name, arn: s.pipeARN(name), role: d.RoleArn, sourceARN: d.Source, targetARN: d.Target, enrichmentARN: d.Enrichment}
 	sp := &d.SourceParams
 	if s.opts.Tables == nil || s.opts.Queues == nil {
 		return nil, errValidation("the taskpipe local cloud's Pipes service was started without its DynamoDB and SQS services, so no pipe can run")

@@ -161,6 +161,13 @@ func (s *Service) createPipe(name string, body []byte) (any, *apiError) {
 		p.tags = map[string]string{}
 	}
 	s.pipes[name] = p
+	if err := s.canRead(cfg); err != nil {
+		// AWS creates the pipe and reports the failure in its state
+		// (https://docs.aws.amazon.com/eventbridge/latest/pipes-reference/API_DescribePipe.html:
+		// CREATE_FAILED, StateReason); it never runs.
+		p.current, p.reason = stateCreateFailed, err.Error()
+		return p.stateOutput(), nil
+	}
 	p.run = s.startRunner(p, start)
 	return p.stateOutput(), nil
 }
@@ -281,7 +288,9 @@ func (s *Service) deletePipe(name string) (any, *apiError) {
 	s.mu.Unlock()
 	// Deletion stops the runtime at once, in-flight work included; the
 	// pipe is gone from the API already (DescribePipe: NotFoundException).
-	p.run.cancel()
+	if p.run != nil { // nil for a CREATE_FAILED pipe
+		p.run.cancel()
+	}
 	return out, nil
 }
 

@@ -85,6 +85,9 @@ func (r *runner) executeStages(cfg *config, recs []*record) (int, error) {
 				errTarget, len(items), sqsBatchLimit)
 		}
 	}
+	if err := r.s.authorize(r.ctx, cfg, "sqs:SendMessage", cfg.targetARN); err != nil {
+		return 0, fmt.Errorf("%w: %w", errTarget, err)
+	}
 	now := r.s.now()
 	for i, item := range items {
 		in := queue.SendInput{Body: string(item)}
@@ -176,6 +179,9 @@ func (r *runner) enrich(cfg *config, recs []*record) ([][]byte, error) {
 		}
 	}
 	in.WriteByte(']')
+	if err := r.s.authorize(r.ctx, cfg, "lambda:InvokeFunction", cfg.enrichmentARN); err != nil {
+		return nil, fmt.Errorf("%w: invoke %s: %w", errEnrichment, cfg.function, err)
+	}
 	if f := r.s.opts.Faults; f != nil {
 		if fail, hang := f.PipeEnrichmentFails(cfg.name); fail {
 			return nil, r.injectedEnrichmentFailure(cfg, hang)
@@ -322,6 +328,9 @@ func (r *runner) deadLetter(cfg *config, recs []*record, condition string, cause
 		},
 	}
 	body, err := json.Marshal(msg)
+	if err == nil {
+		err = r.s.authorize(r.ctx, cfg, "sqs:SendMessage", cfg.dlqARN)
+	}
 	if err == nil {
 		// A deleted pipe still reports what it gave up on.
 		_, err = r.s.opts.Queues.SendMessage(context.WithoutCancel(r.ctx), cfg.dlqARN, queue.SendInput{Body: string(body)})

@@ -98,6 +98,11 @@ type Options struct {
 	// it doubles per attempt up to 64 times its value (default 1 s; tests
 	// use milliseconds).
 	RetryBackoff time.Duration
+	// Authorizer, when set, authorizes what the pipe does as its role:
+	// reading the source at CreatePipe (a pipe that cannot is
+	// CREATE_FAILED, as on AWS), and each target send, dead-letter send and
+	// enrichment invoke.
+	Authorizer emu.Authorizer
 	// Logger receives what the pipes' LogConfiguration asks for, and a
 	// warning for every record dropped without a dead-letter queue
 	// (default: discard).

@@ -15,11 +15,13 @@ const (
 	stateRunning  = "RUNNING"
 	stateStopped  = "STOPPED"
 	stateCreating = "CREATING"
-	stateUpdating = "UPDATING"
-	stateStarting = "STARTING"
-	stateStopping = "STOPPING"
-	stateDeleting = "DELETING"
-	stateDeleted  = "DELETED"
+	// stateCreateFailed: the pipe's role cannot read its source.
+	stateCreateFailed = "CREATE_FAILED"
+	stateUpdating     = "UPDATING"
+	stateStarting     = "STARTING"
+	stateStopping     = "STOPPING"
+	stateDeleting     = "DELETING"
+	stateDeleted      = "DELETED"
 
 	posTrimHorizon = "TRIM_HORIZON"
 	bisectValue    = "AUTOMATIC_BISECT"

@@ -106,6 +106,23 @@ type job struct {
 	stats       *counters
 }
 
+// session tags ctx with the role the delivery runs as, so the local
+// cloud's Invoker can authorize it. Scheduler assumes the target's role
+// with aws:SourceArn set to the schedule group's ARN
+// (https://docs.aws.amazon.com/scheduler/latest/UserGuide/setting-up.html#setting-up-execution-role).
+func (j *job) session(ctx context.Context) context.Context {
+	if j.target.RoleArn == nil {
+		return ctx
+	}
+	// arn:aws:scheduler:<region>:<account>:schedule/<group>/<name>
+	source := j.scheduleARN
+	if head, rest, ok := strings.Cut(source, ":schedule/"); ok {
+		group, _, _ := strings.Cut(rest, "/")
+		source = head + ":schedule-group/" + group
+	}
+	return emu.WithRoleSession(ctx, emu.RoleSession{Service: "scheduler.amazonaws.com", Role: *j.target.RoleArn, Source: source})
+}
+
 // New starts a Service and its timer. It panics without an Invoker, a
 // wiring bug.
 func New(opts Options) *Service {

@@ -148,7 +148,7 @@ func (s *Service) runDue() {
 func (s *Service) deliver(j *job) {
 	payload := s.render(j)
 	j.stats.last.Store(j.occ.UnixNano())
-	err := s.opts.Invoker.InvokeAsync(s.ctx, *j.target.Arn, payload)
+	err := s.opts.Invoker.InvokeAsync(j.session(s.ctx), *j.target.Arn, payload)
 	if err == nil {
 		j.stats.invocations.Add(1)
 		s.log.Debug("schedule delivered", "job", j.describe())
@@ -270,7 +270,7 @@ func (s *Service) Fire(ctx context.Context, group, name string) (Firing, error) 
 	payload := s.render(j)
 	f := Firing{ScheduleArn: j.scheduleARN, TargetArn: *j.target.Arn, ScheduledTime: now, Payload: string(payload)}
 	j.stats.last.Store(now.UnixNano())
-	if err := s.opts.Invoker.InvokeAsync(ctx, *j.target.Arn, payload); err != nil {
+	if err := s.opts.Invoker.InvokeAsync(j.session(ctx), *j.target.Arn, payload); err != nil {
 		j.stats.failures.Add(1)
 		return f, fmt.Errorf("%w: %w", ErrInvokeRefused, err)
 	}
