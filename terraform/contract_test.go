@@ -112,7 +112,10 @@ var contracts = []contract{
 	{"DLQRetention", checkDLQRetention},
 	{"DeadLetterQueues", checkDeadLetterQueues},
 	{"DefaultsPassValidation", checkDefaultsPassValidation},
+	{"EncryptionNeedsNoGrants", checkEncryptionNeedsNoGrants},
+	{"FunctionLeastPrivilege", checkFunctionLeastPrivilege},
 	{"LambdaEnvironment", checkLambdaEnvironment},
+	{"ListStreamsOnAnyResource", checkListStreamsOnAnyResource},
 	{"ModuleFiles", checkModuleFiles},
 	{"NoWildcardActions", checkNoWildcardActions},
 	{"PipeBisect", checkPipeBisect},
@@ -276,10 +279,12 @@ func checkVariablesTypedAndDescribed(c *checker) {
 	}
 }
 
-// checkProviderFloor: hashicorp/aws >= 5.61 everywhere (older releases drop
-// the target input_template on filter edits, provider PR #38598).
+// checkProviderFloor: hashicorp/aws ~> 6.47 everywhere, the release the
+// modules were reviewed against and the local provider embeds (issue 12
+// #12); 5.61 was the old floor (older releases drop the target
+// input_template on filter edits, provider PR #38598).
 func checkProviderFloor(c *checker) {
-	below, floor := version.Must(version.NewVersion("5.60.99")), version.Must(version.NewVersion("5.61.0"))
+	below, floor, major := version.Must(version.NewVersion("6.46.99")), version.Must(version.NewVersion("6.47.0")), version.Must(version.NewVersion("7.0.0"))
 	for _, m := range c.parseTree() {
 		where, found := m.where, false
 		for _, tb := range m.ofType("terraform") {
@@ -309,8 +314,8 @@ func checkProviderFloor(c *checker) {
 					c.errorf("%s: aws provider version %q: %v", where, raw, err)
 					continue
 				}
-				if cons.Check(below) || !cons.Check(floor) {
-					c.errorf("%s: aws provider version %q must start at 5.61", where, raw)
+				if cons.Check(below) || !cons.Check(floor) || cons.Check(major) {
+					c.errorf("%s: aws provider version %q must be ~> 6.47", where, raw)
 				}
 			}
 		}
@@ -460,10 +465,14 @@ func checkDefaultsPassValidation(c *checker) {
 // object with Action (policy documents) or actions (go-lambda's
 // policy_statements) and a resource key.
 type statement struct {
-	where     string
-	actions   []string // literal actions
-	resources []string // references in the resource expression
-	star      bool     // a literal resource "*"
+	where            string   // module folder
+	block            string   // the top-level block it is in: "module.scraper", "locals", "aws_iam_role.this"
+	sid              string   // literal Sid, or ""
+	actions          []string // literal actions
+	resources        []string // references in the resource expression
+	resourceLiterals []string // literal resources
+	literalResources bool     // the resource expression is a literal
+	star             bool     // a literal resource "*"
 }
 
 // statementLiterals finds the statement literals of every module.
@@ -471,15 +480,23 @@ func (c *checker) statementLiterals() []statement {
 	var out []statement
 	for _, m := range c.parseTree() {
 		for _, b := range m.blocks {
+			block := strings.Join(append([]string{b.Type}, b.Labels...), ".")
+			if b.Type == "resource" {
+				block = strings.Join(b.Labels, ".")
+			}
 			hclsyntax.VisitAll(b.Body, func(n hclsyntax.Node) hcl.Diagnostics {
 				obj, ok := n.(*hclsyntax.ObjectConsExpr)
 				if !ok {
 					return nil
 				}
-				st := statement{where: m.where}
+				st := statement{where: m.where, block: block}
 				var hasAction, hasResource bool
 				for _, item := range obj.Items {
 					switch objectKey(item.KeyExpr) {
+					case "Sid", "sid":
+						if v, diags := item.ValueExpr.Value(nil); !diags.HasErrors() && v.Type() == cty.String && !v.IsNull() {
+							st.sid = v.AsString()
+						}
 					case "Action", "NotAction", "actions":
 						hasAction = true
 						if v, diags := item.ValueExpr.Value(nil); !diags.HasErrors() {
@@ -489,7 +506,9 @@ func (c *checker) statementLiterals() []statement {
 						hasResource = true
 						st.resources = references(item.ValueExpr)
 						if v, diags := item.ValueExpr.Value(nil); !diags.HasErrors() {
-							for _, r := range ctyStrings(v) {
+							st.literalResources = true
+							st.resourceLiterals = ctyStrings(v)
+							for _, r := range st.resourceLiterals {
 								st.star = st.star || r == "*"
 							}
 						}
@@ -613,10 +632,12 @@ func checkNoWildcardActions(c *checker) {
 							c.errorf("%s: %s: wildcard action %q", p.name, r.addr, act)
 						}
 					}
+					star := false
 					for _, res := range strs(path(st, "Resource")) {
-						if res == "*" {
-							c.errorf("%s: %s: a statement grants Resource \"*\"", p.name, r.addr)
-						}
+						star = star || res == "*"
+					}
+					if starWithResourceScopedAction(strs(path(st, "Action")), star) {
+						c.errorf("%s: %s: a statement grants Resource \"*\"", p.name, r.addr)
 					}
 				}
 			}
@@ -635,8 +656,8 @@ func checkNoWildcardActions(c *checker) {
 				c.errorf("%s: wildcard action %q", st.where, act)
 			}
 		}
-		if st.star {
-			c.errorf("%s: a statement grants Resource \"*\"", st.where)
+		if starWithResourceScopedAction(st.actions, st.star) {
+			c.errorf("%s: a statement grants Resource \"*\" with %v", st.where, st.actions)
 		}
 	}
 	c.rejected("NoWildcardActions")
@@ -847,14 +868,14 @@ func checkDLQAlarms(c *checker) {
 			m := a.str("metric_name")
 			covered[m] = append(covered[m], a.str("dimensions", "FunctionName"))
 			if m == emf.OldestLiveTaskAge {
-				// The reconciler's EMF line carries the metric with the State
-				// dimension and with none; the alarm watches the total.
 				if got := a.str("namespace"); got != emf.Namespace {
 					c.errorf("%s: %s: namespace %q, want %q (internal/emf)", p.name, a.addr, got, emf.Namespace)
 				}
-				if d, _ := a.get("dimensions").(map[string]any); len(d) > 0 {
-					c.errorf("%s: %s: the total series has no dimensions", p.name, a.addr)
-				}
+				// The reconciler's EMF line carries the metric with the State
+				// dimension and without; both carry the deployment's
+				// Deployment dimension (DEPLOYMENT_NAME), and the alarm
+				// watches this deployment's total (issue 12 #6).
+				checkDeploymentDimension(c, p, a)
 			}
 		}
 		for _, metric := range []string{"Errors", "Throttles"} {
@@ -1124,7 +1145,25 @@ func checkTableMatchesStore(c *checker) {
 		gsis, _ := t.get("global_secondary_index").([]any)
 		for i := range gsis {
 			get := func(name string) string { return t.str("global_secondary_index", i, name) }
-			gotGSI[get("name")] = gsi{hash: get("hash_key"), rng: get("range_key"), projection: get("projection_type")}
+			got := gsi{projection: get("projection_type")}
+			// 6.x: key_schema blocks; hash_key and range_key are
+			// deprecated and must not be used (issue 12 #12).
+			if t.set("global_secondary_index", i, "hash_key") || t.set("global_secondary_index", i, "range_key") {
+				c.errorf("%s: index %s uses the deprecated hash_key/range_key", p.name, get("name"))
+			}
+			keys, _ := t.get("global_secondary_index", i, "key_schema").([]any)
+			for k := range keys {
+				name := t.str("global_secondary_index", i, "key_schema", k, "attribute_name")
+				switch typ := t.str("global_secondary_index", i, "key_schema", k, "key_type"); typ {
+				case "HASH":
+					got.hash = name
+				case "RANGE":
+					got.rng = name
+				default:
+					c.errorf("%s: index %s: key_type %q", p.name, get("name"), typ)
+				}
+			}
+			gotGSI[get("name")] = got
 		}
 		if !reflect.DeepEqual(gotGSI, wantGSI) {
 			c.errorf("%s: global secondary indexes %v, want %v", p.name, gotGSI, wantGSI)

@@ -85,7 +85,7 @@ func TestContractsCatchMutations(t *testing.T) {
 		{
 			name: "ResourceStarInPipeRole", contract: "NoWildcardActions",
 			file: "modules/dispatch/main.tf",
-			old:  `Resource = ["${local.table_arn}/stream/*"]`, new: `Resource = ["*"]`,
+			old:  `Resource = [var.target_queue_arn]`, new: `Resource = ["*"]`,
 			want: `grants Resource "*"`,
 		},
 		{
@@ -99,6 +99,54 @@ func TestContractsCatchMutations(t *testing.T) {
 			file: "modules/go-lambda/variables.tf",
 			old:  `length(regexall("\\*", a)) == 0`, new: `true`,
 			want: "policy_statements accepts",
+		},
+		{
+			name: "ListStreamsScopedToStreams", contract: "ListStreamsOnAnyResource",
+			file: "modules/dispatch/main.tf",
+			old:  `Resource = ["*"]`, new: `Resource = ["${split("/stream/", var.source_stream_arn)[0]}/stream/*"]`,
+			want: `dynamodb:ListStreams is granted on`,
+		},
+		{
+			name: "ListStreamsSharesStatement", contract: "ListStreamsOnAnyResource",
+			file: "modules/dispatch/main.tf",
+			old:  `Action   = ["dynamodb:ListStreams"]`, new: `Action   = ["dynamodb:ListStreams", "dynamodb:DescribeStream"]`,
+			want: `shares its "*" statement`,
+		},
+		{
+			name: "ScraperGetItemGranted", contract: "FunctionLeastPrivilege",
+			file: "modules/pipeline/main.tf",
+			old:  "sid       = \"ClaimAndFinishTasks\"\n      actions   = [\"dynamodb:UpdateItem\"]", new: "sid       = \"ClaimAndFinishTasks\"\n      actions   = [\"dynamodb:GetItem\", \"dynamodb:UpdateItem\"]",
+			want: "want exactly",
+		},
+		{
+			name: "DuplicateSidAccepted", contract: "FunctionLeastPrivilege",
+			file: "modules/go-lambda/variables.tf",
+			old:  `length(distinct([for s in var.policy_statements : s.sid])) == length(var.policy_statements) &&`, new: ``,
+			want: "policy_statements accepts",
+		},
+		{
+			name: "OldestTaskAlarmAcrossDeployments", contract: "DLQAlarms",
+			file: "modules/pipeline/monitoring.tf",
+			old:  "  dimensions          = { Deployment = var.name }\n", new: "",
+			want: "want exactly {Deployment",
+		},
+		{
+			name: "DeploymentNameNotInEnvironment", contract: "DLQAlarms",
+			file: "modules/pipeline/main.tf",
+			old:  "    DEPLOYMENT_NAME = var.name\n", new: "",
+			want: "has no DEPLOYMENT_NAME",
+		},
+		{
+			name: "QueueCustomerKey", contract: "EncryptionNeedsNoGrants",
+			file: "modules/work-queue/main.tf",
+			old:  "  sqs_managed_sse_enabled   = true\n", new: "  sqs_managed_sse_enabled   = false\n  kms_master_key_id         = \"alias/taskpipe\"\n",
+			want: "sets kms_master_key_id",
+		},
+		{
+			name: "TableCustomerKey", contract: "EncryptionNeedsNoGrants",
+			file: "modules/task-table/main.tf",
+			old:  "    enabled = true\n  }", new: "    enabled     = true\n    kms_key_arn = \"arn:aws:kms:eu-west-1:123456789012:key/x\"\n  }",
+			want: "sets server_side_encryption.kms_key_arn",
 		},
 		{
 			name: "PipeDLQNotAlarmed", contract: "DLQAlarms",
@@ -144,8 +192,14 @@ func TestContractsCatchMutations(t *testing.T) {
 		{
 			name: "LiveIndexKeysOnly", contract: "TableMatchesStore",
 			file: "modules/task-table/main.tf",
-			old:  "    projection_type = \"ALL\"\n  }\n\n  point_in_time_recovery", new: "    projection_type = \"KEYS_ONLY\"\n  }\n\n  point_in_time_recovery",
+			old:  "name            = local.live_index_name\n    projection_type = \"ALL\"", new: "name            = local.live_index_name\n    projection_type = \"KEYS_ONLY\"",
 			want: "global secondary indexes",
+		},
+		{
+			name: "IndexWithDeprecatedKeys", contract: "TableMatchesStore",
+			file: "modules/task-table/main.tf",
+			old:  "name            = local.by_run_index_name\n", new: "name            = local.by_run_index_name\n    hash_key        = \"runId\"\n",
+			want: "uses the deprecated hash_key/range_key",
 		},
 		{
 			name: "FilterMatchesExistingStatus", contract: "PipeFilterDefault",
@@ -174,8 +228,8 @@ func TestContractsCatchMutations(t *testing.T) {
 		{
 			name: "ProviderFloorLowered", contract: "ProviderFloor",
 			file: "modules/pipeline/versions.tf",
-			old:  `version = ">= 5.61"`, new: `version = ">= 5.0"`,
-			want: "must start at 5.61",
+			old:  `version = "~> 6.47"`, new: `version = ">= 5.61"`,
+			want: "must be ~> 6.47",
 		},
 		{
 			name: "ScraperTimeoutChanged", contract: "ProductionDefaults",

@@ -480,6 +480,14 @@ func wildcardStatement(action string) string {
 	return fmt.Sprintf(`[{ sid = "Probe", actions = [%q], resources = ["arn:aws:sqs:eu-west-1:123456789012:q"] }]`, action)
 }
 
+func sidStatements(sids ...string) string {
+	var parts []string
+	for _, sid := range sids {
+		parts = append(parts, fmt.Sprintf(`{ sid = %q, actions = ["sqs:SendMessage"], resources = ["arn:aws:sqs:eu-west-1:123456789012:q"] }`, sid))
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
 var rejections = []rejection{
 	{"PipeFiniteRetriesAndAge", "dispatch", "maximum_record_age_in_seconds", recordAges},
 	{"PipeFiniteRetriesAndAge", "dispatch", "maximum_retry_attempts", retries},
@@ -487,6 +495,7 @@ var rejections = []rejection{
 	{"PipeFiniteRetriesAndAge", "pipeline", "pipe_maximum_retry_attempts", retries},
 	{"NoWildcardActions", "go-lambda", "policy_statements", []string{wildcardStatement("sqs:*"), wildcardStatement("*"), wildcardStatement("dynamodb:Get*")}},
 	{"DeadLetterQueues", "work-queue", "max_receive_count", []string{"0", "1001"}},
+	{"FunctionLeastPrivilege", "go-lambda", "policy_statements", []string{sidStatements("Same", "Same"), sidStatements("WriteLogs"), sidStatements("ConsumeQueue")}},
 }
 
 // planCase is one case of the plan probe: module called with inputs, and
@@ -509,7 +518,7 @@ func writeProbes(tree string) error {
 	const versions = `terraform {
   required_version = ">= 1.5"
   required_providers {
-    aws = { source = "hashicorp/aws", version = ">= 5.61" }
+    aws = { source = "hashicorp/aws", version = "~> 6.47" }
   }
 }
 

@@ -71,6 +71,11 @@ const (
 const (
 	DimErrorKind = "ErrorKind"
 	DimState     = "State"
+	// DimDeployment names the deployment (the Terraform module's name) on
+	// every metric of a Writer made ForDeployment: the namespace is shared
+	// by every deployment in an account and region, so an alarm must
+	// select its own (issue 12 #6).
+	DimDeployment = "Deployment"
 )
 
 // Unit is a CloudWatch metric unit.
@@ -121,13 +126,22 @@ type Writer struct {
 	// Now is the clock stamped into each line.
 	Now func() time.Time
 
-	mu sync.Mutex
-	w  io.Writer
+	mu         sync.Mutex
+	w          io.Writer
+	deployment string
 }
 
 // New returns a Writer on w (os.Stdout in a Lambda).
 func New(w io.Writer, now func() time.Time) *Writer {
 	return &Writer{Now: now, w: w}
+}
+
+// ForDeployment makes every later Record carry the Deployment dimension
+// with the value name, in each of its dimension sets; "" leaves metrics
+// without it. It returns w, and must be called before w is shared.
+func (w *Writer) ForDeployment(name string) *Writer {
+	w.deployment = name
+	return w
 }
 
 // metricDirective and friends follow the EMF document structure: the root
@@ -150,13 +164,19 @@ type metadata struct {
 
 // Record writes metrics with dims as one EMF line. With dimensions, the
 // line declares two dimension sets, dims and none, so CloudWatch keeps
-// both the per-dimension series and the total.
+// both the per-dimension series and the total. A Writer ForDeployment adds
+// Deployment to both sets: the total is then the deployment's.
 func (w *Writer) Record(dims []Dimension, metrics ...Metric) error {
 	if len(metrics) == 0 {
 		return nil
 	}
-	root := make(map[string]any, 1+len(dims)+len(metrics))
+	root := make(map[string]any, 2+len(dims)+len(metrics))
 	keys := make([]string, 0, len(dims))
+	var base []string
+	if w.deployment != "" {
+		root[DimDeployment] = w.deployment
+		base = []string{DimDeployment}
+	}
 	for _, d := range dims {
 		if d.Name == "" || d.Name == "_aws" {
 			return fmt.Errorf("emf: record: invalid dimension name %q", d.Name)
@@ -168,9 +188,9 @@ func (w *Writer) Record(dims []Dimension, metrics ...Metric) error {
 		keys = append(keys, d.Name)
 	}
 	sort.Strings(keys)
-	sets := [][]string{{}}
+	sets := [][]string{append([]string{}, base...)}
 	if len(keys) > 0 {
-		sets = [][]string{keys, {}}
+		sets = [][]string{append(append([]string{}, base...), keys...), append([]string{}, base...)}
 	}
 	defs := make([]metricDefn, 0, len(metrics))
 	for _, m := range metrics {

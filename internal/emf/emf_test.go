@@ -66,6 +66,51 @@ func TestWriterRecord(t *testing.T) {
 	}
 }
 
+// TestWriterForDeployment: every dimension set carries the deployment, so
+// two deployments in one account and region never share a series (issue
+// 12 #6).
+func TestWriterForDeployment(t *testing.T) {
+	t.Parallel()
+
+	tests := []struct {
+		name    string
+		dims    []emf.Dimension
+		metrics []emf.Metric
+		want    string
+	}{
+		{
+			name:    "NoOtherDimensions",
+			metrics: []emf.Metric{emf.Count(emf.TasksFinished, 1)},
+			want: `{"_aws":{"Timestamp":1767323045006,"CloudWatchMetrics":[{"Namespace":"taskpipe",` +
+				`"Dimensions":[["Deployment"]],"Metrics":[{"Name":"TasksFinished","Unit":"Count"}]}]},` +
+				`"Deployment":"prod","TasksFinished":1}`,
+		},
+		{
+			name:    "TotalIsTheDeployments",
+			dims:    []emf.Dimension{{Name: emf.DimState, Value: "Pending"}},
+			metrics: []emf.Metric{emf.Seconds(emf.OldestLiveTaskAge, 90*time.Second)},
+			want: `{"_aws":{"Timestamp":1767323045006,"CloudWatchMetrics":[{"Namespace":"taskpipe",` +
+				`"Dimensions":[["Deployment","State"],["Deployment"]],"Metrics":[{"Name":"OldestLiveTaskAge","Unit":"Seconds"}]}]},` +
+				`"Deployment":"prod","OldestLiveTaskAge":90,"State":"Pending"}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var buf bytes.Buffer
+			require.NoError(t, emf.New(&buf, clock).ForDeployment("prod").Record(tt.dims, tt.metrics...))
+			require.JSONEq(t, tt.want, buf.String())
+		})
+	}
+
+	t.Run("CallerDeploymentDimensionRejected", func(t *testing.T) {
+		t.Parallel()
+		var buf bytes.Buffer
+		err := emf.New(&buf, clock).ForDeployment("prod").Record([]emf.Dimension{{Name: emf.DimDeployment, Value: "other"}}, emf.Count("A", 1))
+		require.ErrorContains(t, err, "duplicate dimension")
+	})
+}
+
 func TestWriterRecordRejects(t *testing.T) {
 	t.Parallel()
 

@@ -30,6 +30,9 @@ const (
 	EnvUserAgent              = "SCRAPER_USER_AGENT"
 	EnvOptOutDomains          = "SCRAPER_OPTOUT_DOMAINS"
 	EnvMaxPages               = "SCRAPER_MAX_PAGES"
+	// EnvDeployment is the deployment's name, the Deployment dimension of
+	// every metric (emf.DimDeployment); empty publishes without it.
+	EnvDeployment = "DEPLOYMENT_NAME"
 )
 
 // Defaults for optional settings.
@@ -64,6 +67,8 @@ type ScraperConfig struct {
 	OptOut []string
 	// MaxPages is the key pages per task: 0 for the default, -1 for none.
 	MaxPages int
+	// Deployment is the metrics' Deployment dimension ("" for none).
+	Deployment string
 }
 
 // ReconcilerConfig is the reconciler Lambda's environment.
@@ -75,11 +80,15 @@ type ReconcilerConfig struct {
 	MaxRedispatch int
 	LiveShards    int
 	LogLevel      slog.Level
+	// Deployment is the metrics' Deployment dimension ("" for none).
+	Deployment string
 }
 
 // EnrichConfig is the enrichment Lambda's environment.
 type EnrichConfig struct {
 	LogLevel slog.Level
+	// Deployment is the metrics' Deployment dimension ("" for none).
+	Deployment string
 }
 
 // envReader collects every problem, so one failed start names them all.
@@ -195,6 +204,7 @@ func ScraperConfigFromEnv(getenv func(string) string) (ScraperConfig, error) {
 		UserAgent:            r.optional(EnvUserAgent),
 		OptOut:               r.domains(EnvOptOutDomains),
 		MaxPages:             r.integer(EnvMaxPages, 0, 0, 10),
+		Deployment:           r.optional(EnvDeployment),
 	}
 	if c.MaxPages == 0 && r.optional(EnvMaxPages) == "0" {
 		c.MaxPages = -1 // "0" means no key pages, not the default
@@ -225,6 +235,7 @@ func ReconcilerConfigFromEnv(getenv func(string) string) (ReconcilerConfig, erro
 		MaxRedispatch: r.integer(EnvMaxRedispatch, DefaultMaxRedispatch, 1, 100000),
 		LiveShards:    r.integer(EnvLiveShards, 0, 1, 100),
 		LogLevel:      r.logLevel(),
+		Deployment:    r.optional(EnvDeployment),
 	}
 	if vis := r.seconds(EnvVisibilityTimeoutSecs, 0, 0, false); vis > 0 && c.RunningGrace > 0 && c.RunningGrace <= vis {
 		r.errs = append(r.errs, fmt.Errorf("%s (%s) must exceed %s (%s), or the reconciler races SQS's own redelivery",
@@ -236,6 +247,6 @@ func ReconcilerConfigFromEnv(getenv func(string) string) (ReconcilerConfig, erro
 // EnrichConfigFromEnv reads the enrichment's settings with getenv.
 func EnrichConfigFromEnv(getenv func(string) string) (EnrichConfig, error) {
 	r := &envReader{getenv: getenv}
-	c := EnrichConfig{LogLevel: r.logLevel()}
+	c := EnrichConfig{LogLevel: r.logLevel(), Deployment: r.optional(EnvDeployment)}
 	return c, r.err("enrich")
 }

@@ -49,14 +49,15 @@ func TestScraperConfigFromEnv(t *testing.T) {
 				"FUNCTION_TIMEOUT_SECONDS": "420", "MARGIN_SECONDS": "20", "RETRY_BACKOFF_SECONDS": "60",
 				"LIVE_SHARDS": "16", "LOG_LEVEL": "debug",
 				"SCRAPER_USER_AGENT":     "acme-bot/2.1 (+https://acme.example/bot)",
-				"SCRAPER_OPTOUT_DOMAINS": " Example.COM., shop.example.org ,", "SCRAPER_MAX_PAGES": "3"}),
+				"SCRAPER_OPTOUT_DOMAINS": " Example.COM., shop.example.org ,", "SCRAPER_MAX_PAGES": "3",
+				"DEPLOYMENT_NAME": "prod"}),
 			want: handler.ScraperConfig{TableName: "tasks",
 				WorkQueueURL:         "https://sqs.eu-west-1.amazonaws.com/000000000000/work",
 				WorkDLQURL:           "https://sqs.eu-west-1.amazonaws.com/000000000000/work-dlq",
 				AllowPrivateNetworks: true, Lease: 600 * time.Second, Margin: 20 * time.Second,
 				RetryBackoff: time.Minute, LiveShards: 16, LogLevel: slog.LevelDebug,
 				UserAgent: "acme-bot/2.1 (+https://acme.example/bot)",
-				OptOut:    []string{"example.com", "shop.example.org"}, MaxPages: 3},
+				OptOut:    []string{"example.com", "shop.example.org"}, MaxPages: 3, Deployment: "prod"},
 		},
 		{
 			name: "NoKeyPages",
@@ -142,9 +143,10 @@ func TestReconcilerConfigFromEnv(t *testing.T) {
 		{
 			name: "AllSet",
 			env: with("PENDING_GRACE_SECONDS", "900", "WORK_QUEUE_VISIBILITY_TIMEOUT_SECONDS", "5400",
-				"MAX_REDISPATCH", "50", "LIVE_SHARDS", "4", "LOG_LEVEL", "warn"),
+				"MAX_REDISPATCH", "50", "LIVE_SHARDS", "4", "LOG_LEVEL", "warn", "DEPLOYMENT_NAME", "prod"),
 			want: handler.ReconcilerConfig{TableName: "tasks", WorkQueueURL: "q", PendingGrace: 15 * time.Minute,
-				RunningGrace: 100 * time.Minute, MaxRedispatch: 50, LiveShards: 4, LogLevel: slog.LevelWarn},
+				RunningGrace: 100 * time.Minute, MaxRedispatch: 50, LiveShards: 4, LogLevel: slog.LevelWarn,
+				Deployment: "prod"},
 		},
 		{
 			name:    "RunningGraceRequired",
@@ -185,9 +187,9 @@ func TestReconcilerConfigFromEnv(t *testing.T) {
 
 func TestEnrichConfigFromEnv(t *testing.T) {
 	t.Parallel()
-	got, err := handler.EnrichConfigFromEnv(envOf(map[string]string{"LOG_LEVEL": "ERROR"}))
+	got, err := handler.EnrichConfigFromEnv(envOf(map[string]string{"LOG_LEVEL": "ERROR", "DEPLOYMENT_NAME": "prod"}))
 	require.NoError(t, err)
-	require.Equal(t, slog.LevelError, got.LogLevel)
+	require.Equal(t, handler.EnrichConfig{LogLevel: slog.LevelError, Deployment: "prod"}, got)
 
 	_, err = handler.EnrichConfigFromEnv(envOf(map[string]string{"LOG_LEVEL": "trace"}))
 	require.ErrorContains(t, err, "handler: enrich environment: LOG_LEVEL")

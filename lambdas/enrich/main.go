@@ -20,7 +20,7 @@ func main() {
 		os.Exit(1)
 	}
 	h := &handler.Enrich{
-		Metrics: emf.New(os.Stdout, time.Now),
+		Metrics: emf.New(os.Stdout, time.Now).ForDeployment(cfg.Deployment),
 		Logger:  emf.NewLogger(os.Stderr, cfg.LogLevel),
 	}
 	lambda.StartHandlerFunc(h.Handle)

@@ -29,7 +29,7 @@ func main() {
 	h := &handler.Reconciler{
 		Store:         store,
 		Dispatcher:    &sqsqueue.Dispatcher{Client: sqs.NewFromConfig(awsCfg), QueueURL: cfg.WorkQueueURL},
-		Metrics:       emf.New(os.Stdout, time.Now),
+		Metrics:       emf.New(os.Stdout, time.Now).ForDeployment(cfg.Deployment),
 		Logger:        emf.NewLogger(os.Stderr, cfg.LogLevel),
 		Now:           time.Now,
 		PendingGrace:  cfg.PendingGrace,

@@ -41,7 +41,7 @@ func main() {
 		Pages:        handler.ScrapeClient{Client: pages},
 		DLQ:          &sqsqueue.Forwarder{Client: queue, QueueURL: cfg.WorkDLQURL},
 		Visibility:   &sqsqueue.Visibility{Client: queue, QueueURL: cfg.WorkQueueURL},
-		Metrics:      emf.New(os.Stdout, time.Now),
+		Metrics:      emf.New(os.Stdout, time.Now).ForDeployment(cfg.Deployment),
 		Logger:       emf.NewLogger(os.Stderr, cfg.LogLevel),
 		Now:          time.Now,
 		NewToken:     uuid.NewString,

@@ -103,6 +103,14 @@ func optString(desc string) *tfjson.SchemaAttribute {
 	return &tfjson.SchemaAttribute{AttributeType: cty.String, Optional: true, Description: desc, DescriptionKind: tfjson.SchemaDescriptionKindPlain}
 }
 
+// secretString is an optional string Terraform redacts in plans and output
+// (issue 15 #13): credentials must not show up in a transcript.
+func secretString(desc string) *tfjson.SchemaAttribute {
+	a := optString(desc)
+	a.Sensitive = true
+	return a
+}
+
 func optBool(desc string) *tfjson.SchemaAttribute {
 	return &tfjson.SchemaAttribute{AttributeType: cty.Bool, Optional: true, Description: desc, DescriptionKind: tfjson.SchemaDescriptionKindPlain}
 }
@@ -170,7 +178,7 @@ func providerSchema() *tfjson.Schema {
 			"retry_mode":                         optString("Specifies how retries are attempted. Valid values are `standard` and `adaptive`."),
 			"s3_use_path_style":                  optBool("Set this to true to enable the request to use path-style addressing."),
 			"s3_us_east_1_regional_endpoint":     optString("Specifies whether S3 API calls in the `us-east-1` region use the legacy global endpoint or a regional endpoint."),
-			"secret_key":                         optString("The secret key for API operations."),
+			"secret_key":                         secretString("The secret key for API operations."),
 			"shared_config_files":                optType(strList, "List of paths to shared config files."),
 			"shared_credentials_files":           optType(strList, "List of paths to shared credentials files."),
 			"skip_credentials_validation":        optBool("Skip the credentials validation via STS API."),
@@ -179,7 +187,7 @@ func providerSchema() *tfjson.Schema {
 			"skip_requesting_account_id":         optBool("Skip requesting the account ID."),
 			"sts_region":                         optString("The region where AWS STS operations will take place."),
 			"tag_policy_compliance":              optString("The severity with which to enforce organizational tagging policies."),
-			"token":                              optString("session token."),
+			"token":                              secretString("session token."),
 			"token_bucket_rate_limiter_capacity": optType(cty.Number, "The capacity of the AWS SDK's token bucket rate limiter."),
 			"use_dualstack_endpoint":             optBool("Resolve an endpoint with DualStack capability"),
 			"use_fips_endpoint":                  optBool("Resolve an endpoint with FIPS capability"),

@@ -209,6 +209,29 @@ func TestProviderSchemaArguments(t *testing.T) {
 	require.NotContains(t, eps, "dynamodbstreams", "the real provider has no such endpoint key")
 }
 
+// TestProviderCredentialsSensitive: the secret key and the session token
+// reach Terraform marked sensitive, so it never prints them (issue 15 #13).
+func TestProviderCredentialsSensitive(t *testing.T) {
+	t.Parallel()
+	ps, err := ProtoSchema(providerSchema())
+	require.NoError(t, err)
+	tests := []struct {
+		attr      string
+		sensitive bool
+	}{
+		{"secret_key", true},
+		{"token", true},
+		{"access_key", false},
+		{"region", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.attr, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tt.sensitive, findAttr(t, ps.Block, tt.attr).Sensitive)
+		})
+	}
+}
+
 func findAttr(t testing.TB, b *tfprotov5.SchemaBlock, name string) *tfprotov5.SchemaAttribute {
 	t.Helper()
 	for _, a := range b.Attributes {

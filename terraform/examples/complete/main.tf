@@ -26,5 +26,9 @@ module "pipeline" {
   enable_alarm_topic = true
   alarm_actions      = var.alarm_actions
 
+  # Production: the task table refuses DeleteTable; turn it off (and apply)
+  # before terraform destroy.
+  table_deletion_protection_enabled = var.table_deletion_protection_enabled
+
   tags = var.tags
 }

@@ -33,6 +33,12 @@ variable "alarm_actions" {
   default     = []
 }
 
+variable "table_deletion_protection_enabled" {
+  description = "Refuse DeleteTable on the task table; set false (and apply) before destroying a test stack."
+  type        = bool
+  default     = true
+}
+
 variable "tags" {
   description = "Tags for every resource."
   type        = map(string)

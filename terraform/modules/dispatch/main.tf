@@ -2,6 +2,11 @@
 # enrichment Lambda, its own dead-letter queue, CloudWatch logs and a role
 # that can do exactly that.
 
+# IAM is global to the account: the region in the role's name lets the same
+# pipe name live in two regions (issue 12 #5). aws_region reads the
+# provider's configuration and makes no API call.
+data "aws_region" "current" {}
+
 locals {
   # arn:<partition>:sqs:<region>:<account>:<name>. Read from the target
   # rather than from data sources, so planning needs no AWS API call.
@@ -10,9 +15,6 @@ locals {
   region           = local.target_arn_parts[3]
   account_id       = local.target_arn_parts[4]
   pipe_arn         = "arn:${local.partition}:pipes:${local.region}:${local.account_id}:pipe/${var.name}"
-
-  # arn:...:table/<name>/stream/<label> → arn:...:table/<name>
-  table_arn = split("/stream/", var.source_stream_arn)[0]
 
   # eb-pipes-permissions.html; docs/aws-behaviour.md §1.9.
   base_statements = [
@@ -23,12 +25,15 @@ locals {
       Resource = [var.source_stream_arn]
     },
     {
-      # Scoped to the source table's streams, as in the DynamoDB developer
-      # guide's stream-only policy (iam-policy-read-stream-only.html).
+      # ListStreams supports no resource-level permissions: the Service
+      # Authorization Reference lists no resource type for it, so a grant on
+      # table/<name>/stream/* grants nothing
+      # (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazondynamodb.html).
+      # Alone in its statement so "*" covers nothing else.
       Sid      = "ListStreams"
       Effect   = "Allow"
       Action   = ["dynamodb:ListStreams"]
-      Resource = ["${local.table_arn}/stream/*"]
+      Resource = ["*"]
     },
     {
       Sid      = "SendToTarget"
@@ -80,8 +85,8 @@ resource "aws_cloudwatch_log_group" "this" {
 }
 
 resource "aws_iam_role" "this" {
-  name        = "${var.name}-pipe"
-  description = "Execution role of the ${var.name} EventBridge pipe."
+  name        = "${var.name}-${data.aws_region.current.region}"
+  description = "Execution role of the ${var.name} EventBridge pipe in ${data.aws_region.current.region}."
   assume_role_policy = jsonencode({
     Version = "2012-10-17"
     Statement = [{
@@ -99,7 +104,7 @@ resource "aws_iam_role" "this" {
 }
 
 resource "aws_iam_role_policy" "this" {
-  name = "${var.name}-pipe"
+  name = var.name
   role = aws_iam_role.this.id
   policy = jsonencode({
     Version   = "2012-10-17"

@@ -3,12 +3,12 @@
 ################################################################################
 
 variable "name" {
-  description = "Name of the pipe; also names its DLQ (<name>-dlq), role (<name>-pipe) and log group."
+  description = "Name of the pipe; also names its DLQ (<name>-dlq), log group and role (<name>-<region>: IAM names are account-wide, so the region keeps two regions apart)."
   type        = string
 
   validation {
-    condition     = can(regex("^[A-Za-z0-9_-]{1,59}$", var.name))
-    error_message = "The pipe name must be 1-59 characters of A-Z, a-z, 0-9, '_' and '-' (the role suffix takes 5 of IAM's 64)."
+    condition     = can(regex("^[A-Za-z0-9_-]{1,49}$", var.name))
+    error_message = "The pipe name must be 1-49 characters of A-Z, a-z, 0-9, '_' and '-' (the role's region suffix takes up to 15 of IAM's 64)."
   }
 }
 
@@ -39,7 +39,7 @@ variable "description" {
 }
 
 variable "desired_state" {
-  description = "RUNNING, or STOPPED to pause dispatching (records keep accumulating in the stream for 24 hours)."
+  description = "RUNNING, or STOPPED to pause dispatching. A stopped pipe leaves the records in the stream, but once it runs again every record older than maximum_record_age_in_seconds goes to the pipe DLQ (as a batch pointer) instead of the target, and the reconciler re-dispatches those tasks from the table; the stream itself drops records after 24 hours."
   type        = string
   default     = "RUNNING"
 

@@ -2,8 +2,14 @@
 # group, one least-privilege role with one inline policy, and optionally an
 # SQS event source mapping that reports partial batch failures.
 
+# IAM is global to the account: the region in the role's name lets the same
+# function name live in two regions (issue 12 #5). aws_region reads the
+# provider's configuration and makes no API call.
+data "aws_region" "current" {}
+
 locals {
   log_group_name = "/aws/lambda/${var.name}"
+  role_name      = "${var.name}-${data.aws_region.current.region}"
 
   log_statements = [{
     Sid      = "WriteLogs"
@@ -44,8 +50,8 @@ resource "aws_cloudwatch_log_group" "this" {
 }
 
 resource "aws_iam_role" "this" {
-  name        = "${var.name}-lambda"
-  description = "Execution role of the ${var.name} Lambda function."
+  name        = local.role_name
+  description = "Execution role of the ${var.name} Lambda function in ${data.aws_region.current.region}."
   assume_role_policy = jsonencode({
     Version = "2012-10-17"
     Statement = [{
@@ -58,7 +64,7 @@ resource "aws_iam_role" "this" {
 }
 
 resource "aws_iam_role_policy" "this" {
-  name = "${var.name}-lambda"
+  name = var.name
   role = aws_iam_role.this.id
   policy = jsonencode({
     Version   = "2012-10-17"
@@ -119,12 +125,22 @@ resource "aws_lambda_event_source_mapping" "sqs" {
   # (docs/aws-behaviour.md §4.9). Not a variable on purpose.
   function_response_types = ["ReportBatchItemFailures"]
 
+  # Event counts (polled, filtered, invoked, failed-invoke, dropped) in
+  # AWS/Lambda by EventSourceMappingUUID, which the caller can alarm on
+  # (lambda/latest/dg/monitoring-metrics-types.html, "Event source mapping
+  # metrics").
+  metrics_config {
+    metrics = ["EventCount"]
+  }
+
   dynamic "scaling_config" {
     for_each = var.sqs_maximum_concurrency == null ? [] : [var.sqs_maximum_concurrency]
     content {
       maximum_concurrency = scaling_config.value
     }
   }
+
+  tags = var.tags
 
   lifecycle {
     precondition {

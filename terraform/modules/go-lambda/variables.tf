@@ -3,12 +3,12 @@
 ################################################################################
 
 variable "name" {
-  description = "Function name; also names the log group (/aws/lambda/<name>) and the role (<name>-lambda)."
+  description = "Function name; also names the log group (/aws/lambda/<name>) and the role (<name>-<region>: IAM names are account-wide, so the region keeps two regions apart)."
   type        = string
 
   validation {
-    condition     = can(regex("^[A-Za-z0-9_-]{1,57}$", var.name))
-    error_message = "The function name must be 1-57 characters of A-Z, a-z, 0-9, '_' and '-' (the role suffix takes 7 of IAM's 64)."
+    condition     = can(regex("^[A-Za-z0-9_-]{1,49}$", var.name))
+    error_message = "The function name must be 1-49 characters of A-Z, a-z, 0-9, '_' and '-' (the role's region suffix takes up to 15 of IAM's 64)."
   }
 }
 
@@ -127,6 +127,14 @@ variable "policy_statements" {
   validation {
     condition     = alltrue([for s in var.policy_statements : can(regex("^[A-Za-z0-9]+$", s.sid)) && length(s.actions) > 0 && length(s.resources) > 0])
     error_message = "Each statement needs an alphanumeric sid, at least one action and at least one resource."
+  }
+
+  # IAM requires unique Sids within a policy; WriteLogs and ConsumeQueue are
+  # this module's own statements
+  # (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_sid.html).
+  validation {
+    condition     = length(distinct([for s in var.policy_statements : s.sid])) == length(var.policy_statements) && length(setintersection([for s in var.policy_statements : s.sid], ["WriteLogs", "ConsumeQueue"])) == 0
+    error_message = "policy_statements sids must be unique and must not be WriteLogs or ConsumeQueue (the module's own statements)."
   }
 }
 

@@ -2,6 +2,8 @@
 # → work queue → scraper, plus the reconciler on a schedule, the DLQs'
 # alarms and a dashboard. Alarms and the dashboard live in monitoring.tf.
 
+data "aws_region" "current" {}
+
 locals {
   # make build names zips after Go's GOARCH; Lambda calls amd64 "x86_64".
   zip_arch = var.architecture == "x86_64" ? "amd64" : "arm64"
@@ -19,8 +21,12 @@ locals {
   # arn:<partition>:sqs:<region>:<account>:<name>, read from an output so the
   # plan needs no data source call.
   queue_arn_parts = split(":", module.queue.queue_arn)
-  region          = local.queue_arn_parts[3]
   account_id      = local.queue_arn_parts[4]
+
+  # Known at plan time (aws_region reads the provider's configuration, no
+  # API call): it names the account-global resources, IAM roles and the
+  # dashboard, so the same name deploys in two regions (issue 12 #5).
+  region = data.aws_region.current.region
 
   # What every function reads (internal/handler/config.go); each function
   # ignores the variables it does not need.
@@ -35,6 +41,9 @@ locals {
     RUNNING_GRACE_SECONDS                 = tostring(local.running_grace_seconds)
     LIVE_SHARDS                           = tostring(var.live_shards)
     LOG_LEVEL                             = var.lambda_log_level
+    # The Deployment dimension of every metric (internal/emf): the taskpipe
+    # namespace is shared by every deployment in the account and region.
+    DEPLOYMENT_NAME = var.name
   })
 
   # The scraper checks its lease against its own timeout at start-up.
@@ -49,6 +58,17 @@ locals {
   reconciler_environment = merge(local.environment, {
     MAX_REDISPATCH = tostring(var.reconciler_max_redispatch)
   })
+}
+
+# Not a sensitive variable: that would hide every function's whole
+# environment, the pipeline's own settings included, from plan diffs. The
+# values are plain text in plans and state, so warn when a key looks like a
+# secret (issue 15 #13).
+check "lambda_environment_holds_no_secrets" {
+  assert {
+    condition     = length([for k in keys(var.lambda_environment) : k if can(regex("(?i)(secret|passw|token|api_?key|private_?key|credential)", k))]) == 0
+    error_message = "lambda_environment has keys that look like secrets (${join(", ", [for k in keys(var.lambda_environment) : k if can(regex("(?i)(secret|passw|token|api_?key|private_?key|credential)", k))])}): their values appear in plans and state. Store secrets in Secrets Manager or SSM Parameter Store and pass their names."
+  }
 }
 
 module "table" {
@@ -123,13 +143,14 @@ module "dispatch" {
 module "scraper" {
   source = "../go-lambda"
 
-  name                           = "${var.name}-scraper"
-  description                    = "Claims and scrapes one task per message from the work queue."
-  zip_path                       = local.zip_paths.scraper
-  architecture                   = var.architecture
-  memory_size                    = var.scraper_memory_size
-  timeout                        = var.scraper_timeout
-  reserved_concurrent_executions = var.scraper_reserved_concurrency
+  name         = "${var.name}-scraper"
+  description  = "Claims and scrapes one task per message from the work queue."
+  zip_path     = local.zip_paths.scraper
+  architecture = var.architecture
+  memory_size  = var.scraper_memory_size
+  timeout      = var.scraper_timeout
+  # -1: unreserved (go-lambda, aws_lambda_function).
+  reserved_concurrent_executions = coalesce(var.scraper_reserved_concurrency, -1)
   environment                    = local.scraper_environment
   log_retention_in_days          = var.log_retention_in_days
   log_format                     = var.lambda_log_format
@@ -145,8 +166,10 @@ module "scraper" {
 
   policy_statements = [
     {
+      # Claims, finishes and releases are conditional UpdateItem calls; the
+      # handlers never read a row with GetItem.
       sid       = "ClaimAndFinishTasks"
-      actions   = ["dynamodb:GetItem", "dynamodb:UpdateItem"]
+      actions   = ["dynamodb:UpdateItem"]
       resources = [module.table.arn]
     },
     {
@@ -173,7 +196,7 @@ module "reconciler" {
   architecture                   = var.architecture
   memory_size                    = var.reconciler_memory_size
   timeout                        = var.reconciler_timeout
-  reserved_concurrent_executions = var.reconciler_reserved_concurrency
+  reserved_concurrent_executions = coalesce(var.reconciler_reserved_concurrency, -1)
   environment                    = local.reconciler_environment
   log_retention_in_days          = var.log_retention_in_days
   log_format                     = var.lambda_log_format
@@ -192,7 +215,7 @@ module "reconciler" {
     },
     {
       sid       = "FailStuckTasks"
-      actions   = ["dynamodb:GetItem", "dynamodb:UpdateItem"]
+      actions   = ["dynamodb:UpdateItem"]
       resources = [module.table.arn]
     },
     {
@@ -204,8 +227,8 @@ module "reconciler" {
 }
 
 resource "aws_iam_role" "scheduler" {
-  name        = "${var.name}-reconciler-schedule"
-  description = "Lets EventBridge Scheduler invoke the ${var.name} reconciler."
+  name        = "${var.name}-schedule-${local.region}"
+  description = "Lets EventBridge Scheduler invoke the ${var.name} reconciler in ${local.region}."
   assume_role_policy = jsonencode({
     Version = "2012-10-17"
     Statement = [{

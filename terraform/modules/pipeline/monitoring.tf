@@ -122,16 +122,63 @@ resource "aws_cloudwatch_metric_alarm" "lambda_throttles" {
   tags                = var.tags
 }
 
+# The scraper's event source mapping publishes event counts (go-lambda turns
+# on metrics_config EventCount) in AWS/Lambda by EventSourceMappingUUID
+# (lambda/latest/dg/monitoring-metrics-types.html, "Event source mapping
+# metrics"). DroppedEventCount: events the mapping gave up on without
+# invoking the function; any one is a lost task until the reconciler finds
+# it.
+resource "aws_cloudwatch_metric_alarm" "scraper_dropped_events" {
+  alarm_name          = "${var.name}-scraper-dropped-events"
+  alarm_description   = "The work queue's event source mapping dropped events without invoking ${module.scraper.function_name}; the reconciler re-dispatches their tasks once they are overdue."
+  namespace           = "AWS/Lambda"
+  metric_name         = "DroppedEventCount"
+  dimensions          = { EventSourceMappingUUID = module.scraper.event_source_mapping_uuid }
+  statistic           = "Sum"
+  period              = 300
+  evaluation_periods  = 1
+  datapoints_to_alarm = 1
+  comparison_operator = "GreaterThanOrEqualToThreshold"
+  threshold           = 1
+  treat_missing_data  = "notBreaching"
+  alarm_actions       = local.alarm_actions
+  ok_actions          = local.alarm_actions
+  tags                = var.tags
+}
+
+# FailedInvokeEventCount also counts the messages the scraper reports in
+# batchItemFailures (released tasks waiting for their next delivery), so
+# the threshold is a rate, not the first event.
+resource "aws_cloudwatch_metric_alarm" "scraper_failed_invoke_events" {
+  alarm_name          = "${var.name}-scraper-failed-invoke-events"
+  alarm_description   = "The work queue's event source mapping counted ${var.scraper_failed_invoke_events_threshold} or more failed invocations of ${module.scraper.function_name} in 5 minutes (errors, throttles, or messages released for retry)."
+  namespace           = "AWS/Lambda"
+  metric_name         = "FailedInvokeEventCount"
+  dimensions          = { EventSourceMappingUUID = module.scraper.event_source_mapping_uuid }
+  statistic           = "Sum"
+  period              = 300
+  evaluation_periods  = 1
+  datapoints_to_alarm = 1
+  comparison_operator = "GreaterThanOrEqualToThreshold"
+  threshold           = var.scraper_failed_invoke_events_threshold
+  treat_missing_data  = "notBreaching"
+  alarm_actions       = local.alarm_actions
+  ok_actions          = local.alarm_actions
+  tags                = var.tags
+}
+
 # The reconciler publishes, each run, how long the oldest overdue task has
 # been due (Pending: since it became Pending; Running: since its lease
-# expired), as an embedded metric (internal/emf). It is also emitted without
-# the State dimension; the alarm watches that total. Missing data means the
-# reconciler did not run, which its errors alarm covers.
+# expired), as an embedded metric (internal/emf). Every metric carries the
+# deployment's Deployment dimension and is also emitted without the State
+# dimension; the alarm watches that total of this deployment alone. Missing
+# data means the reconciler did not run, which its errors alarm covers.
 resource "aws_cloudwatch_metric_alarm" "oldest_live_task" {
   alarm_name          = "${var.name}-oldest-live-task-age"
   alarm_description   = "A task of ${var.name} has been overdue (Pending, or Running with an expired lease) for over ${var.oldest_live_task_age_threshold_seconds} seconds although the reconciler re-dispatches it every run."
   namespace           = local.metrics_namespace
   metric_name         = "OldestLiveTaskAge"
+  dimensions          = { Deployment = var.name }
   statistic           = "Maximum"
   period              = 300
   evaluation_periods  = 1
@@ -145,7 +192,10 @@ resource "aws_cloudwatch_metric_alarm" "oldest_live_task" {
 }
 
 resource "aws_cloudwatch_dashboard" "this" {
-  dashboard_name = var.name
+  # Dashboards are account-global (their ARN,
+  # arn:aws:cloudwatch::<account>:dashboard/<name>, has no region): the
+  # region keeps two regions' dashboards apart.
+  dashboard_name = "${var.name}-${local.region}"
   dashboard_body = jsonencode({
     widgets = [
       {
@@ -231,8 +281,8 @@ resource "aws_cloudwatch_dashboard" "this" {
           stat   = "Maximum"
           period = 300
           metrics = [
-            [local.metrics_namespace, "OldestLiveTaskAge", "State", "Pending", { label = "Pending" }],
-            [local.metrics_namespace, "OldestLiveTaskAge", "State", "Running", { label = "Running (lease expired)" }],
+            [local.metrics_namespace, "OldestLiveTaskAge", "Deployment", var.name, "State", "Pending", { label = "Pending" }],
+            [local.metrics_namespace, "OldestLiveTaskAge", "Deployment", var.name, "State", "Running", { label = "Running (lease expired)" }],
           ]
           annotations = {
             horizontal = [{ label = "alarm", value = var.oldest_live_task_age_threshold_seconds }]

@@ -267,7 +267,7 @@ variable "lambda_log_level" {
 }
 
 variable "lambda_environment" {
-  description = "Extra environment variables for every function; the pipeline's own variables (TABLE_NAME, ...) win on conflict."
+  description = "Extra environment variables for every function; the pipeline's own variables (TABLE_NAME, ...) win on conflict. They appear in plans, in the state and to anyone who may read the function's configuration: no secrets (keep those in Secrets Manager or SSM Parameter Store and pass their names). A check warns about keys that look like secrets."
   type        = map(string)
   default     = {}
 }
@@ -350,13 +350,13 @@ variable "scraper_maximum_concurrency" {
 }
 
 variable "scraper_reserved_concurrency" {
-  description = "Concurrency reserved for the scraper; at least scraper_maximum_concurrency. Production: 140."
+  description = "Concurrency reserved for the scraper; at least scraper_maximum_concurrency. null leaves it unreserved (for accounts whose concurrency quota cannot spare it: AWS keeps 100 unreserved), and the mapping's scraper_maximum_concurrency still caps the scrapers. Production: 140."
   type        = number
   default     = 140
 
   validation {
-    condition     = var.scraper_reserved_concurrency >= 2 && floor(var.scraper_reserved_concurrency) == var.scraper_reserved_concurrency
-    error_message = "scraper_reserved_concurrency must be a whole number, at least 2."
+    condition     = var.scraper_reserved_concurrency == null || (coalesce(var.scraper_reserved_concurrency, 2) >= 2 && floor(coalesce(var.scraper_reserved_concurrency, 2)) == coalesce(var.scraper_reserved_concurrency, 2))
+    error_message = "scraper_reserved_concurrency must be null or a whole number, at least 2."
   }
 }
 
@@ -383,13 +383,13 @@ variable "reconciler_memory_size" {
 }
 
 variable "reconciler_reserved_concurrency" {
-  description = "Concurrency reserved for the reconciler; 1 keeps two runs from overlapping."
+  description = "Concurrency reserved for the reconciler; 1 keeps two runs from overlapping. null leaves it unreserved (for accounts whose concurrency quota cannot spare it): runs then may overlap when one outlasts the schedule's period, and overlapping runs may re-send a task twice, which the scraper skips as a duplicate."
   type        = number
   default     = 1
 
   validation {
-    condition     = var.reconciler_reserved_concurrency >= 1 && floor(var.reconciler_reserved_concurrency) == var.reconciler_reserved_concurrency
-    error_message = "reconciler_reserved_concurrency must be a whole number, at least 1."
+    condition     = var.reconciler_reserved_concurrency == null || (coalesce(var.reconciler_reserved_concurrency, 1) >= 1 && floor(coalesce(var.reconciler_reserved_concurrency, 1)) == coalesce(var.reconciler_reserved_concurrency, 1))
+    error_message = "reconciler_reserved_concurrency must be null or a whole number, at least 1."
   }
 }
 
@@ -521,6 +521,17 @@ variable "lambda_errors_threshold" {
   validation {
     condition     = var.lambda_errors_threshold >= 1
     error_message = "lambda_errors_threshold must be at least 1."
+  }
+}
+
+variable "scraper_failed_invoke_events_threshold" {
+  description = "Failed invocations the scraper's event source mapping may count in 5 minutes (FailedInvokeEventCount: errors, throttles and messages released for retry) before its alarm fires."
+  type        = number
+  default     = 100
+
+  validation {
+    condition     = var.scraper_failed_invoke_events_threshold >= 1
+    error_message = "scraper_failed_invoke_events_threshold must be at least 1."
   }
 }
 

@@ -7,6 +7,7 @@ locals {
   live_index_name   = "live"
 }
 
+# tfsec:ignore:aws-dynamodb-table-customer-key -- Encrypted at rest with the AWS managed key (aws/dynamodb); a customer key needs grants for the pipe and both functions that these modules deliberately do not manage (README, "Encryption").
 resource "aws_dynamodb_table" "this" {
   name         = var.name
   billing_mode = "PAY_PER_REQUEST"
@@ -41,11 +42,20 @@ resource "aws_dynamodb_table" "this" {
   }
 
   # Progress counts and result export per run, without a Scan.
+  # key_schema blocks: hash_key and range_key are deprecated in 6.x
+  # (https://github.com/hashicorp/terraform-provider-aws/blob/v6.47.0/website/docs/r/dynamodb_table.html.markdown).
   global_secondary_index {
     name            = local.by_run_index_name
-    hash_key        = "runId"
-    range_key       = "taskId"
     projection_type = "ALL"
+
+    key_schema {
+      attribute_name = "runId"
+      key_type       = "HASH"
+    }
+    key_schema {
+      attribute_name = "taskId"
+      key_type       = "RANGE"
+    }
   }
 
   # Sparse index of live (non-terminal) tasks for the reconciler: the store
@@ -53,20 +63,28 @@ resource "aws_dynamodb_table" "this" {
   # the live work, not the table's history.
   global_secondary_index {
     name            = local.live_index_name
-    hash_key        = "liveKey"
-    range_key       = "dueAt"
     projection_type = "ALL"
+
+    key_schema {
+      attribute_name = "liveKey"
+      key_type       = "HASH"
+    }
+    key_schema {
+      attribute_name = "dueAt"
+      key_type       = "RANGE"
+    }
   }
 
   point_in_time_recovery {
     enabled = var.enable_point_in_time_recovery
   }
 
+  # The AWS managed key (aws/dynamodb), which the pipe and the Lambdas use
+  # without KMS permissions. A customer key would need kms:Decrypt for the
+  # pipe's stream reads and kms:Decrypt + kms:GenerateDataKey for both
+  # functions, and a key policy these modules do not own (issue 12 #4).
   server_side_encryption {
     enabled = true
-    # null keeps the AWS managed key (aws/dynamodb), which the pipe and the
-    # Lambdas can use without extra KMS permissions.
-    kms_key_arn = var.kms_key_arn
   }
 
   ttl {

@@ -34,17 +34,6 @@ variable "enable_point_in_time_recovery" {
   default     = true
 }
 
-variable "kms_key_arn" {
-  description = "ARN of a customer managed KMS key for server-side encryption; null uses the AWS managed key (aws/dynamodb). A customer key also needs kms:Decrypt for the pipe and the Lambdas, which this module does not grant."
-  type        = string
-  default     = null
-
-  validation {
-    condition     = var.kms_key_arn == null || can(regex("^arn:aws[a-z-]*:kms:", var.kms_key_arn))
-    error_message = "kms_key_arn must be null or a KMS key ARN."
-  }
-}
-
 variable "enable_ttl" {
   description = "Let DynamoDB delete rows after the epoch-seconds time in ttl_attribute_name. TTL deletions appear in the stream as REMOVE records, which the pipe filter ignores."
   type        = bool

@@ -8,9 +8,13 @@ resource "aws_sqs_queue" "this" {
   visibility_timeout_seconds = var.visibility_timeout_seconds
   message_retention_seconds  = var.message_retention_seconds
   receive_wait_time_seconds  = var.receive_wait_time_seconds
-  sqs_managed_sse_enabled    = var.kms_master_key_id == null
-  kms_master_key_id          = var.kms_master_key_id
-  tags                       = var.tags
+  # SSE-SQS only: a customer KMS key would need grants for every producer
+  # and consumer (the pipe: kms:GenerateDataKey and kms:Decrypt; the
+  # scraper: kms:Decrypt, plus kms:GenerateDataKey for its DLQ forward; the
+  # reconciler) and the key policy, which these modules do not own (issue 12
+  # #4; sqs-key-management.html).
+  sqs_managed_sse_enabled = true
+  tags                    = var.tags
 
   lifecycle {
     # AWS: set the source queue's visibility timeout to at least six times
@@ -27,8 +31,7 @@ resource "aws_sqs_queue" "this" {
 resource "aws_sqs_queue" "dlq" {
   name                      = "${var.name}-dlq"
   message_retention_seconds = var.dlq_message_retention_seconds
-  sqs_managed_sse_enabled   = var.kms_master_key_id == null
-  kms_master_key_id         = var.kms_master_key_id
+  sqs_managed_sse_enabled   = true
   tags                      = var.tags
 
   lifecycle {

@@ -97,9 +97,3 @@ variable "max_receive_count" {
     error_message = "max_receive_count must be a whole number between 1 and 1000."
   }
 }
-
-variable "kms_master_key_id" {
-  description = "KMS key for both queues; null uses SQS managed encryption (SSE-SQS), which needs no KMS permissions."
-  type        = string
-  default     = null
-}
