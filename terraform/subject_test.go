@@ -71,20 +71,22 @@ type onceErr struct {
 var (
 	repoOnce    sync.Once
 	repoSubject *subject
+	repoErr     error
 	scratchRoot string // temporary trees of subjects shared beyond one test
 )
 
-// repoSubject returns the subject of this checkout, planned at most once
-// per test process.
+// theRepo returns the subject of this checkout, planned at most once per
+// test process.
 func theRepo(t *testing.T) *subject {
 	t.Helper()
 	bin, rc := tfprovidertest.Terraform(t), tfprovidertest.CLIConfig(t)
 	repoOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "taskpipe-contracts-")
-		require.NoError(t, err)
-		scratchRoot = dir
-		repoSubject = newSubject(t, dir, ".", examples, bin, rc, nil)
+		scratchRoot, repoErr = os.MkdirTemp("", "taskpipe-contracts-")
+		if repoErr == nil {
+			repoSubject, repoErr = newSubject(scratchRoot, ".", examples, bin, rc, nil)
+		}
 	})
+	require.NoError(t, repoErr)
 	return repoSubject
 }
 
@@ -94,26 +96,29 @@ func theRepo(t *testing.T) *subject {
 func mutant(t *testing.T, prepare func(tree string), examples ...string) *subject {
 	t.Helper()
 	base := theRepo(t)
-	s := newSubject(t, t.TempDir(), ".", examples, base.bin, base.rc, base)
+	s, err := newSubject(t.TempDir(), ".", examples, base.bin, base.rc, base)
+	require.NoError(t, err)
 	prepare(s.tree)
 	return s
 }
 
-func newSubject(t *testing.T, dir, src string, examples []string, bin, rc string, base *subject) *subject {
-	t.Helper()
+func newSubject(dir, src string, examples []string, bin, rc string, base *subject) (*subject, error) {
 	s := &subject{
 		tree: filepath.Join(dir, "tree"), examples: examples, bin: bin, rc: rc, base: base,
 		init: map[string]*onceTF{}, probes: map[string]*onceErr{},
 	}
-	require.NoError(t, copyTreeTo(src, s.tree))
-	require.NoError(t, writeProbes(s.tree))
+	if err := copyTreeTo(src, s.tree); err != nil {
+		return nil, err
+	}
+	if err := writeProbes(s.tree); err != nil {
+		return nil, err
+	}
 	if base != nil {
 		s.dist = base.dist
-	} else {
-		s.dist = filepath.Join(dir, "dist")
-		require.NoError(t, writeFakeDist(s.dist))
+		return s, nil
 	}
-	return s
+	s.dist = filepath.Join(dir, "dist")
+	return s, writeFakeDist(s.dist)
 }
 
 // tfIn returns terraform for the root rel (relative to the tree), running
@@ -433,10 +438,11 @@ const (
 // validateCase is a module input that the module's validations must
 // reject (reject) or, with no input, a module whose defaults must pass.
 type validateCase struct {
-	call   string // module call name in the probe
-	module string // module folder
-	input  string // variable name, "" for defaults only
-	value  string // HCL literal
+	contract string // the contract that registered the rejection, "" for defaults
+	call     string // module call name in the probe
+	module   string // module folder
+	input    string // variable name, "" for defaults only
+	value    string // HCL literal
 }
 
 // requiredInputs are the inputs without default of each module, as
@@ -457,9 +463,12 @@ func validateCases() []validateCase {
 	for _, m := range sortedKeys(requiredInputs) {
 		out = append(out, validateCase{call: "defaults_" + strings.ReplaceAll(m, "-", "_"), module: m})
 	}
-	for _, r := range rejections {
+	for j, r := range rejections {
 		for i, v := range r.values {
-			out = append(out, validateCase{call: fmt.Sprintf("reject_%s_%s_%d", strings.ReplaceAll(r.module, "-", "_"), r.input, i), module: r.module, input: r.input, value: v})
+			out = append(out, validateCase{
+				contract: r.contract, call: fmt.Sprintf("reject%d_%s_%s_%d", j, strings.ReplaceAll(r.module, "-", "_"), r.input, i),
+				module: r.module, input: r.input, value: v,
+			})
 		}
 	}
 	return out
