@@ -13,7 +13,9 @@ import (
 // forbidden are import-path prefixes that must never be linked into a
 // deployed function: the local cloud and local provider, the end-to-end
 // harness, the build tools, the operator CLI, and the engines and protocols
-// those use (minidyn, Terraform, Terratest).
+// those use (minidyn, Terraform, Terratest); and go-dateparser, whose
+// package init costs every cold start 0.5 s of CPU (go.mod's replace of
+// go-htmldate keeps it out; docs/extraction.md).
 var forbidden = []string{
 	"github.com/taskpipe/taskpipe/internal/localaws",
 	"github.com/taskpipe/taskpipe/internal/e2e",
@@ -23,6 +25,7 @@ var forbidden = []string{
 	"github.com/hashicorp/terraform",
 	"github.com/hashicorp/hcl",
 	"github.com/gruntwork-io/terratest",
+	"github.com/markusmobius/go-dateparser",
 }
 
 func TestLambdaDependencyClosure(t *testing.T) {

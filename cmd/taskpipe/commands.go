@@ -29,6 +29,7 @@ var commands = []command{
 	{name: "results", summary: "export a run's outcomes and scraped summaries as JSON lines or CSV", run: runResults},
 	{name: "retry", summary: "send a run's Failed (or Finished) tasks back to Pending, by error kind", run: runRetry},
 	{name: "dlq", summary: "list the work and pipe DLQs without consuming them, or redrive them", run: runDLQ},
+	{name: "optout", summary: "list or change the domains the scraper never fetches (the live scraper function's opt-out list)", run: runOptOut},
 	{name: "filter", summary: "test Pipe filter patterns against DynamoDB stream records", run: runFilter},
 	{name: "extract", summary: "print the site document the scraper would build from one saved HTML page", run: runExtract},
 	{name: "scrape", summary: "crawl one website live under the production policy and print its site document", run: runScrape},

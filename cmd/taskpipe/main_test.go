@@ -68,6 +68,7 @@ func TestHelpAndUsage(t *testing.T) {
 		{name: "Unknown", args: []string{"deploy-everything"}, code: exitUsage, stderr: `unknown command "deploy-everything"`, noStdout: true},
 		{name: "BadFlag", args: []string{"local", "--bogus"}, code: exitUsage, stderr: "flag provided but not defined", noStdout: true},
 		{name: "ExtraArgs", args: []string{"local", "extra"}, code: exitUsage, stderr: "unexpected arguments", noStdout: true},
+		{name: "BadAccountConcurrency", args: []string{"local", "--account-concurrency", "0"}, code: exitUsage, stderr: "--account-concurrency must be at least 1, got 0", noStdout: true},
 		{name: "BadAddr", args: []string{"local", "--addr", "127.0.0.1:99999"}, code: exitError, stderr: "listen on 127.0.0.1:99999", noStdout: true},
 		{name: "HelpChaos", args: []string{"help", "chaos"}, code: exitOK, stdout: "-fault-seed"},
 		{name: "ChaosBadRate", args: []string{"chaos", "--throttle", "2", "--kill", "-0.5"}, code: exitUsage, stderr: "throttle rate 2 outside 0..1; kill rate -0.5 outside 0..1", noStdout: true},

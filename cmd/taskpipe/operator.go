@@ -50,4 +50,5 @@ var (
 	runFilter  = operator((*cli.Env).Filter)
 	runExtract = operator((*cli.Env).Extract)
 	runScrape  = operator((*cli.Env).Scrape)
+	runOptOut  = operator((*cli.Env).OptOut)
 )

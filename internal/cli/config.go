@@ -20,12 +20,13 @@ import (
 // Environment variables that name the resources (flags win over them, and
 // they win over Terraform outputs).
 const (
-	EnvTable        = "TASKPIPE_TABLE"
-	EnvWorkQueueURL = "TASKPIPE_WORK_QUEUE_URL"
-	EnvWorkDLQURL   = "TASKPIPE_WORK_DLQ_URL"
-	EnvPipeDLQURL   = "TASKPIPE_PIPE_DLQ_URL"
-	EnvLiveShards   = "TASKPIPE_LIVE_SHARDS"
-	EnvTFDir        = "TASKPIPE_TF_DIR"
+	EnvTable           = "TASKPIPE_TABLE"
+	EnvWorkQueueURL    = "TASKPIPE_WORK_QUEUE_URL"
+	EnvWorkDLQURL      = "TASKPIPE_WORK_DLQ_URL"
+	EnvPipeDLQURL      = "TASKPIPE_PIPE_DLQ_URL"
+	EnvScraperFunction = "TASKPIPE_SCRAPER_FUNCTION"
+	EnvLiveShards      = "TASKPIPE_LIVE_SHARDS"
+	EnvTFDir           = "TASKPIPE_TF_DIR"
 	// EnvTerraform names the terraform binary (the Makefile exports it).
 	EnvTerraform = "TERRAFORM"
 )
@@ -38,7 +39,9 @@ const (
 	OutputWorkDLQURL   = "work_dlq_url"
 	OutputPipeDLQURL   = "pipe_dlq_url"
 	OutputLambdaEnv    = "lambda_environment"
-	lambdaEnvShards    = "LIVE_SHARDS"
+	// OutputScraperFunction names the scraper function (optout).
+	OutputScraperFunction = "scraper_function_name"
+	lambdaEnvShards       = "LIVE_SHARDS"
 )
 
 // setting is one resource name and where it may come from.
@@ -60,6 +63,7 @@ type resources struct {
 	workQ    setting
 	workDLQ  setting
 	pipeDLQ  setting
+	scraper  setting
 	shards   *int
 	outputs  map[string][]byte
 	resolved map[string]string
@@ -71,16 +75,18 @@ func (e *Env) addResources(fs *flag.FlagSet, use ...string) *resources {
 	r := &resources{env: e, resolved: map[string]string{}}
 	r.tfDir = fs.String("tf-dir", "", "read resource names from the terraform output -json of `DIR` (or "+EnvTFDir+")")
 	all := map[string]*setting{
-		OutputTable:        {what: "the table name", flag: "table", env: EnvTable, output: OutputTable},
-		OutputWorkQueueURL: {what: "the work queue URL", flag: "work-queue-url", env: EnvWorkQueueURL, output: OutputWorkQueueURL},
-		OutputWorkDLQURL:   {what: "the work DLQ URL", flag: "work-dlq-url", env: EnvWorkDLQURL, output: OutputWorkDLQURL},
-		OutputPipeDLQURL:   {what: "the pipe DLQ URL", flag: "pipe-dlq-url", env: EnvPipeDLQURL, output: OutputPipeDLQURL},
+		OutputTable:           {what: "the table name", flag: "table", env: EnvTable, output: OutputTable},
+		OutputWorkQueueURL:    {what: "the work queue URL", flag: "work-queue-url", env: EnvWorkQueueURL, output: OutputWorkQueueURL},
+		OutputWorkDLQURL:      {what: "the work DLQ URL", flag: "work-dlq-url", env: EnvWorkDLQURL, output: OutputWorkDLQURL},
+		OutputPipeDLQURL:      {what: "the pipe DLQ URL", flag: "pipe-dlq-url", env: EnvPipeDLQURL, output: OutputPipeDLQURL},
+		OutputScraperFunction: {what: "the scraper function name", flag: "function", env: EnvScraperFunction, output: OutputScraperFunction},
 	}
 	for _, name := range use {
 		s := all[name]
 		s.value = fs.String(s.flag, "", fmt.Sprintf("%s (or %s, or Terraform output %s)", s.what, s.env, s.output))
 	}
 	r.table, r.workQ, r.workDLQ, r.pipeDLQ = *all[OutputTable], *all[OutputWorkQueueURL], *all[OutputWorkDLQURL], *all[OutputPipeDLQURL]
+	r.scraper = *all[OutputScraperFunction]
 	if contains(use, OutputTable) {
 		r.shards = fs.Int("live-shards", 0, fmt.Sprintf("live-index shards per state (or %s, or LIVE_SHARDS in Terraform output %s; default %d)",
 			EnvLiveShards, OutputLambdaEnv, dynamostore.DefaultLiveShards))

@@ -78,6 +78,15 @@ type Config struct {
 	// AdminToken is the token the admin API requires; empty means a
 	// random one (AdminToken and Env report it).
 	AdminToken string
+	// Account is the account-global state (IAM, dashboards) this Cloud
+	// shares with the Clouds of the account's other regions (default: an
+	// account of its own). When set, its ID is the AccountID.
+	Account *Account
+	// AccountConcurrency is the account's Lambda concurrency quota in this
+	// region (default 1000): reservations must leave 100 of it
+	// unreserved, and unreserved functions are throttled beyond the rest
+	// (function.Options.AccountConcurrency).
+	AccountConcurrency int
 	// LambdaTransition is how long a new function stays Pending and an
 	// updated one InProgress (function.Options.TransitionDelay; default
 	// DefaultLambdaTransition, negative: none), so that a client that does
@@ -141,6 +150,10 @@ func New(cfg Config) *Cloud {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Account == nil {
+		cfg.Account = NewAccount(cfg.AccountID, cfg.Now)
+	}
+	cfg.AccountID = cfg.Account.ID()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -166,7 +179,7 @@ func New(cfg Config) *Cloud {
 	c.tables = table.New(table.Options{AccountID: cfg.AccountID, Region: cfg.Region, Now: cfg.Now})
 	c.streams = stream.New(c.tables, stream.Options{Now: cfg.Now})
 	c.events = eventbus.New()
-	c.identity = identity.New(identity.Options{AccountID: cfg.AccountID, Now: cfg.Now})
+	c.identity = cfg.Account.identity
 
 	c.router.Handle(emu.ServiceSQS, c.queue)
 	c.router.Handle(emu.ServiceDynamoDB, c.tables)
@@ -178,6 +191,7 @@ func New(cfg Config) *Cloud {
 	c.router.SetGuard(c.guard)
 	c.router.Use(reportOp)
 	c.router.Use(c.callers.middleware)
+	c.router.Use(c.checkRegion)
 	c.runtimeServices(cfg)
 	c.routeAdmin()
 	return c

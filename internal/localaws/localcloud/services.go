@@ -24,7 +24,7 @@ import (
 func (c *Cloud) runtimeServices(cfg Config) {
 	c.logs = loggroup.New(loggroup.Options{AccountID: cfg.AccountID, Region: cfg.Region, Now: cfg.Now})
 	c.alarms = alarm.New(alarm.Options{AccountID: cfg.AccountID, Region: cfg.Region, Now: cfg.Now,
-		Queues: c.queue, Console: cfg.Console, Logger: cfg.Logger})
+		Queues: c.queue, Console: cfg.Console, Logger: cfg.Logger, Dashboards: cfg.Account.dashboards})
 	inj, err := fault.New(fault.Config{}, cfg.FaultSeed, fault.WithServices(c.router.Handler),
 		fault.WithLogger(cfg.Logger), fault.WithClock(cfg.Now), fault.WithIdentity(cfg.AccountID, cfg.Region))
 	if err != nil {
@@ -39,7 +39,8 @@ func (c *Cloud) runtimeServices(cfg Config) {
 	c.functions = function.New(function.Options{AccountID: cfg.AccountID, Region: cfg.Region, Now: cfg.Now,
 		Upstream: c.router, EventSourceMappings: c.mappings, Console: cfg.Console, Logs: c.logs,
 		Metrics: c.alarms, MaxInstancesPerFunction: cfg.MaxInstancesPerFunction, TransitionDelay: cfg.LambdaTransition,
-		Logger: cfg.Logger})
+		AccountConcurrency: cfg.AccountConcurrency,
+		Logger:             cfg.Logger})
 	lam.fn = c.functions
 	c.schedules = schedule.New(schedule.Options{AccountID: cfg.AccountID, Region: cfg.Region, Now: cfg.Now,
 		Invoker: lam, Queues: c.queue, Logger: cfg.Logger})

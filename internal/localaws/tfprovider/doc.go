@@ -8,9 +8,13 @@
 // On top of the schema it reproduces the plan-time behaviour of the real
 // provider for the resource types taskpipe uses: argument validation the
 // schema cannot express (ranges, enums, JSON documents), SDKv2 defaults,
-// ForceNew (RequiresReplace) and computed attributes that change when their
-// inputs change. Each rule cites the provider source file or AWS API page it
-// comes from; see rules_*.go.
+// ForceNew (RequiresReplace), computed attributes that change when their
+// inputs change, and the SDKv2 cross-attribute rules (ConflictsWith,
+// ExactlyOneOf, AtLeastOneOf, RequiredWith) with the SDK's wording, so that
+// e.g. sqs_managed_sse_enabled = false next to kms_master_key_id fails
+// `terraform plan` here as it does with the real provider. Each rule cites
+// the provider source file or AWS API page it comes from; see rules_*.go
+// and crossrules.go.
 //
 // Apply is pluggable: a ResourceHandler registered for a type name performs
 // Create/Read/Update/Delete against the local cloud. Without a handler, apply
@@ -30,7 +34,9 @@
 // providerconfig.go is the provider block; server.go is the protocol server;
 // plan.go is the generic planner; rules.go plus rules_<service>.go hold the
 // per-resource tables (defaults, ForceNew, recomputed attributes,
-// validators, CustomizeDiff checks) with their sources; datasource.go reads
+// validators, CustomizeDiff checks) with their sources; crossrules.go is the
+// table of cross-attribute rules, one entry per resource type the modules
+// use (a test keeps it complete); datasource.go reads
 // aws_region, aws_partition, aws_default_tags and aws_caller_identity.
 //
 // `make provider` installs the plugin into .tfmirror/ and writes

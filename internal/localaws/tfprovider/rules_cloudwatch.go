@@ -15,6 +15,8 @@ import (
 // Default 0 (never expire) and IntInSlice of the retention periods; name and
 // name_prefix ForceNew; skip_destroy Default false. The list of periods is
 // the CloudWatch Logs API's (PutRetentionPolicy, retentionInDays) plus 0.
+// log_group_class is ForceNew too (the 2026 revision of group.go; a log
+// group's class cannot change).
 //
 // aws_cloudwatch_metric_alarm, internal/service/cloudwatch/metric_alarm.go
 // (6.x revision with evaluation_criteria): actions_enabled Default true,
@@ -32,7 +34,7 @@ func init() {
 			"retention_in_days": cty.NumberIntVal(0),
 			"skip_destroy":      cty.False,
 		},
-		ForceNew: []string{"name", "name_prefix"},
+		ForceNew: []string{"name", "name_prefix", "log_group_class"},
 		Validate: []check{
 			{Path: "retention_in_days", Fn: intInSlice(0, 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653)},
 			{Path: "name", Fn: allOf(stringLenBetween(1, 512), stringMatch(logGroupNameRE, ""))},

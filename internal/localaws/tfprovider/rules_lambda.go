@@ -21,7 +21,8 @@ import (
 //     512–10240, handler 1–128 characters, architectures ≤ 1 of enum
 //     Architecture, runtime enum Runtime (provided.al2023 since v5.26.0,
 //     docs/aws-behaviour.md §7.4), logging_config/tracing_config enums;
-//   - ForceNew: function_name, package_type;
+//   - ForceNew: function_name, package_type, tenancy_config (the last
+//     in the 2025 revision of function.go, present in the 6.47.0 schema);
 //   - CustomizeDiff: checkHandlerRuntimeForZipFunction ("handler and runtime
 //     must be set when PackageType is Zip") and
 //     updateComputedAttributesOnPublish: last_modified is unknown when the
@@ -81,7 +82,7 @@ func init() {
 			"logging_config.*.system_log_level":        cty.StringVal(""),
 			"vpc_config.*.ipv6_allowed_for_dual_stack": cty.False,
 		},
-		ForceNew: []string{"function_name", "package_type"},
+		ForceNew: []string{"function_name", "package_type", "tenancy_config"},
 		Recompute: []recompute{
 			// LastModified moves with UpdateFunctionConfiguration as well as
 			// UpdateFunctionCode (Lambda API reference,

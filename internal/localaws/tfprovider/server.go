@@ -222,6 +222,7 @@ func (s *Server) ValidateResourceTypeConfig(_ context.Context, req *tfprotov5.Va
 		return resp, nil
 	}
 	resp.Diagnostics = append(resp.Diagnostics, validateValue(v, resourceRules[req.TypeName].Validate)...)
+	resp.Diagnostics = append(resp.Diagnostics, checkCross(req.TypeName, v)...)
 	return resp, nil
 }
 

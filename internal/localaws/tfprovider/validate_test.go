@@ -268,7 +268,7 @@ func TestValidateSkipsUnknownValues(t *testing.T) {
 		{"aws_pipes_pipe", pipeJSON(`"batch_size":0`, ""), cty.GetAttrPath("source_parameters").IndexInt(0).GetAttr("dynamodb_stream_parameters").IndexInt(0).GetAttr("batch_size")},
 		{"aws_sqs_queue", `{"redrive_policy":"nope"}`, cty.GetAttrPath("redrive_policy")},
 		{"aws_iam_role", `{"assume_role_policy":"nope"}`, cty.GetAttrPath("assume_role_policy")},
-		{"aws_lambda_function", `{"function_name":"f","role":"r","timeout":0}`, cty.GetAttrPath("timeout")},
+		{"aws_lambda_function", `{"function_name":"f","role":"r","filename":"f.zip","timeout":0}`, cty.GetAttrPath("timeout")},
 		{"aws_pipes_pipe", filterPipe(6, "{}"),
 			cty.GetAttrPath("source_parameters").IndexInt(0).GetAttr("filter_criteria").IndexInt(0).GetAttr("filter")},
 	}

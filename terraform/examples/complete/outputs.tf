@@ -57,3 +57,8 @@ output "alarm_topic_arn" {
   description = "ARN of the alarm topic; subscribe to it to receive alarms."
   value       = module.pipeline.alarm_topic_arn
 }
+
+output "scraper_function_name" {
+  description = "Name of the scraper function (taskpipe optout reads and changes its opt-out list)."
+  value       = module.pipeline.scraper_function_name
+}

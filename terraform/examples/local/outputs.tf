@@ -52,3 +52,8 @@ output "lambda_environment" {
   description = "Environment of every function, for running the same code outside Lambda."
   value       = module.pipeline.lambda_environment
 }
+
+output "scraper_function_name" {
+  description = "Name of the scraper function (taskpipe optout reads and changes its opt-out list)."
+  value       = module.pipeline.scraper_function_name
+}

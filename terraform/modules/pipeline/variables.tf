@@ -306,7 +306,7 @@ variable "scraper_user_agent" {
 }
 
 variable "scraper_optout_domains" {
-  description = "Registrable domains the scraper never fetches (SCRAPER_OPTOUT_DOMAINS): their tasks fail with errorKind optout before any request. It travels in the function's environment, which Lambda caps at 4 KB in all (lambda/latest/dg/configuration-envvars.html), hence at most 2,048 characters; `taskpipe optout add` changes the live function, and this list must then follow or the next apply reverts it."
+  description = "Registrable domains the scraper never fetches (SCRAPER_OPTOUT_DOMAINS): their tasks fail with errorKind optout before any request. It travels in the function's environment, which Lambda caps at 4 KB in all (lambda/latest/dg/configuration-envvars.html), hence at most 2,048 characters; `taskpipe optout add` changes the live function (and prints the list to put here), and this list must then follow or the next apply reverts it."
   type        = list(string)
   default     = []
 

@@ -106,12 +106,11 @@ func (s *Service) opPutDashboard(c *call) (any, error) {
 		return nil, err
 	}
 	now := epochMillis(s.opts.Now())
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d := s.dashboards[*in.DashboardName]
+	defer s.lockDashboards()()
+	d := s.dash.m[*in.DashboardName]
 	if d == nil {
 		d = &dashboard{name: *in.DashboardName, tags: tags}
-		s.dashboards[d.name] = d
+		s.dash.m[d.name] = d
 	}
 	d.body, d.modified = *in.DashboardBody, now
 	return putDashboardOutput{DashboardValidationMessages: []dashboardValidationMessage{}}, nil
@@ -130,9 +129,8 @@ func (s *Service) opGetDashboard(c *call) (any, error) {
 	if in.DashboardName == nil {
 		return nil, requiredErr("dashboardName")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d := s.dashboards[*in.DashboardName]
+	defer s.lockDashboards()()
+	d := s.dash.m[*in.DashboardName]
 	if d == nil {
 		return nil, dashboardNotFound(*in.DashboardName)
 	}
@@ -154,15 +152,14 @@ func (s *Service) opDeleteDashboards(c *call) (any, error) {
 	if len(in.DashboardNames) > maxBatchNames {
 		return nil, invalidValue("At most %d DashboardNames can be given.", maxBatchNames)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.lockDashboards()()
 	var missing []string
 	for _, n := range in.DashboardNames {
-		if _, ok := s.dashboards[n]; !ok {
+		if _, ok := s.dash.m[n]; !ok {
 			missing = append(missing, n)
 			continue
 		}
-		delete(s.dashboards, n)
+		delete(s.dash.m, n)
 	}
 	if len(missing) > 0 {
 		return nil, dashboardNotFound(strings.Join(missing, ", "))
@@ -179,10 +176,9 @@ func (s *Service) opListDashboards(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.lockDashboards()()
 	var names []string
-	for n := range s.dashboards {
+	for n := range s.dash.m {
 		if in.DashboardNamePrefix == nil || strings.HasPrefix(n, *in.DashboardNamePrefix) {
 			names = append(names, n)
 		}
@@ -199,7 +195,7 @@ func (s *Service) opListDashboards(c *call) (any, error) {
 		out.NextToken = encodeOffset(offset + pageSize)
 	}
 	for _, n := range page {
-		d := s.dashboards[n]
+		d := s.dash.m[n]
 		out.DashboardEntries = append(out.DashboardEntries, dashboardEntry{DashboardName: ptr(n),
 			DashboardArn: ptr(s.dashboardARN(n)), LastModified: ts(d.modified), Size: ptr(int64(len(d.body)))})
 	}

@@ -71,6 +71,9 @@ type Options struct {
 	// Retention is how long datapoints are kept (default 26 h: more than
 	// the longest evaluation window of a sub-hour alarm, one day).
 	Retention time.Duration
+	// Dashboards is the account's dashboard store, shared by the Services
+	// of every region of one account (default: a store of its own).
+	Dashboards *Dashboards
 }
 
 // Service is the local cloud's CloudWatch: a metric store fed by
@@ -80,11 +83,11 @@ type Options struct {
 type Service struct {
 	opts Options
 
-	mu         sync.Mutex
-	metrics    *store
-	alarms     map[string]*alarmDef
-	history    []historyEntry
-	dashboards map[string]*dashboard
+	mu      sync.Mutex
+	metrics *store
+	alarms  map[string]*alarmDef
+	history []historyEntry
+	dash    *Dashboards
 
 	startOnce sync.Once
 	closeOnce sync.Once
@@ -121,13 +124,16 @@ func New(opts Options) *Service {
 	if opts.Retention <= 0 {
 		opts.Retention = 26 * time.Hour
 	}
+	if opts.Dashboards == nil {
+		opts.Dashboards = NewDashboards()
+	}
 	return &Service{
-		opts:       opts,
-		metrics:    newStore(),
-		alarms:     map[string]*alarmDef{},
-		dashboards: map[string]*dashboard{},
-		stop:       make(chan struct{}),
-		done:       make(chan struct{}),
+		opts:    opts,
+		metrics: newStore(),
+		alarms:  map[string]*alarmDef{},
+		dash:    opts.Dashboards,
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 
 // taggable resolves a CloudWatch ARN to the tag map of the alarm
 // (arn:aws:cloudwatch:<region>:<account>:alarm:<name>) or dashboard
-// (arn:aws:cloudwatch::<account>:dashboard/<name>) it names. Callers hold s.mu.
+// (arn:aws:cloudwatch::<account>:dashboard/<name>) it names. Callers hold s.mu and the dashboard store's lock (lockDashboards).
 func (s *Service) taggableLocked(arn string) (map[string]string, func(map[string]string), error) {
 	if err := checkLen(arn, "resourceARN", 1, 1024); err != nil {
 		return nil, nil, err
@@ -24,7 +24,7 @@ func (s *Service) taggableLocked(arn string) (map[string]string, func(map[string
 		return a.tags, func(m map[string]string) { a.tags = m }, nil
 	}
 	if name, ok := strings.CutPrefix(parts[5], "dashboard/"); ok && len(parts) == 6 && parts[4] == s.opts.AccountID {
-		d := s.dashboards[name]
+		d := s.dash.m[name]
 		if d == nil {
 			return nil, nil, resourceNotFound("Dashboard", name)
 		}
@@ -48,8 +48,7 @@ func (s *Service) opTagResource(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.lockDashboards()()
 	cur, set, err := s.taggableLocked(*in.ResourceARN)
 	if err != nil {
 		return nil, err
@@ -79,8 +78,7 @@ func (s *Service) opUntagResource(c *call) (any, error) {
 	if in.TagKeys == nil {
 		return nil, requiredErr("tagKeys")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.lockDashboards()()
 	cur, set, err := s.taggableLocked(*in.ResourceARN)
 	if err != nil {
 		return nil, err
@@ -104,8 +102,7 @@ func (s *Service) opListTagsForResource(c *call) (any, error) {
 	if in.ResourceARN == nil {
 		return nil, requiredErr("resourceARN")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer s.lockDashboards()()
 	cur, _, err := s.taggableLocked(*in.ResourceARN)
 	if err != nil {
 		return nil, err

@@ -360,7 +360,7 @@ func patienceOver(p <-chan time.Time) bool {
 // allowed and the function's limit allows.
 func (s *Service) tryAcquireLocked(fn *function, allowNew bool) (*instance, bool, bool) {
 	limit := fn.limit(s)
-	if fn.busy >= limit {
+	if fn.busy >= limit || (fn.reserve == nil && s.unreservedBusyLocked() >= s.unreservedPoolLocked()) {
 		return nil, false, false
 	}
 	for len(fn.idle) > 0 {

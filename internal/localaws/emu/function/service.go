@@ -60,9 +60,11 @@ type Options struct {
 	// invocations) of a function without reserved concurrency (default
 	// 64). Reserved concurrency, when set, is the cap instead.
 	MaxInstancesPerFunction int
-	// AccountConcurrency is the account's concurrency quota, which bounds
-	// the total reserved concurrency at AccountConcurrency-100 (default
-	// 1000, the Lambda default quota).
+	// AccountConcurrency is the account's concurrency quota in the region
+	// (default 1000, the Lambda default quota). It bounds the total
+	// reserved concurrency at AccountConcurrency-100, and the functions
+	// without a reservation share what is left: beyond it their
+	// invocations are throttled (ConcurrentInvocationLimitExceeded).
 	AccountConcurrency int
 	// WorkDir holds the extracted packages (default: a new temporary
 	// directory, removed by Close).
@@ -253,6 +255,31 @@ func (fn *function) limit(s *Service) int {
 		return *fn.reserve
 	}
 	return s.opts.MaxInstancesPerFunction
+}
+
+// unreservedPoolLocked is the account's unreserved concurrency: what the
+// functions without reserved concurrency share ("Lambda ... unreserved
+// concurrency pool", https://docs.aws.amazon.com/lambda/latest/dg/lambda-concurrency.html).
+func (s *Service) unreservedPoolLocked() int {
+	pool := s.opts.AccountConcurrency
+	for _, fn := range s.functions {
+		if fn.reserve != nil {
+			pool -= *fn.reserve
+		}
+	}
+	return pool
+}
+
+// unreservedBusyLocked counts the running invocations of the functions
+// without reserved concurrency, which draw on the unreserved pool.
+func (s *Service) unreservedBusyLocked() int {
+	n := 0
+	for _, fn := range s.functions {
+		if fn.reserve == nil {
+			n += fn.busy
+		}
+	}
+	return n
 }
 
 func (s *Service) functionARN(name string) string {
