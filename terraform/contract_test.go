@@ -1,13 +1,19 @@
 package terraform_test
 
 // Contract tests: the invariants of the Terraform modules that must never
-// regress (docs/design.md §3–5, docs/aws-behaviour.md). Each contract returns the violations
-// it finds, so TestContracts can require none on the real tree and
-// TestContractsCatchMutations can require some on a deliberately broken copy.
+// regress (docs/design.md §3–5, docs/aws-behaviour.md), checked on what
+// Terraform plans for each example (plan_test.go). Contracts about the
+// configuration itself (file layout, typed and described variables, the
+// provider floor, IAM statement literals) read the files with an HCL
+// parser. Each contract returns the violations it finds, so TestContracts
+// can require none on the real tree and TestContractsCatchMutations can
+// require some on a deliberately broken copy.
 
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
@@ -16,6 +22,7 @@ import (
 
 	version "github.com/hashicorp/go-version"
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/stretchr/testify/require"
@@ -27,9 +34,9 @@ import (
 	"github.com/taskpipe/taskpipe/internal/task"
 )
 
-// checker collects the violations of one contract.
+// checker collects the violations of one contract on one subject.
 type checker struct {
-	r          *repo
+	s          *subject
 	schema     *tfjson.ProviderSchema
 	violations []string
 }
@@ -38,39 +45,54 @@ func (c *checker) errorf(format string, args ...any) {
 	c.violations = append(c.violations, fmt.Sprintf(format, args...))
 }
 
-// ok records err as a violation and reports whether there was none.
-func (c *checker) ok(err error) bool {
+// plans returns the subject's example plans; a plan Terraform refuses is a
+// violation.
+func (c *checker) plans() []*examplePlan {
+	plans, errs := c.s.examplePlans()
+	c.violations = append(c.violations, errs...)
+	if len(plans) == 0 && len(errs) == 0 {
+		c.errorf("no example planned")
+	}
+	return plans
+}
+
+// rejected records a violation for every registered value of the
+// contract's rejections that terraform validate accepts.
+func (c *checker) rejected(contract string) {
+	diags, err := c.s.validate()
 	if err != nil {
-		c.errorf("evaluate: %v", err)
-		return false
+		c.errorf("%v", err)
+		return
 	}
-	return true
+	n := 0
+	for _, vc := range validateCases() {
+		if vc.contract != contract {
+			continue
+		}
+		n++
+		if len(rejectionsOf(diags, vc.call)) == 0 {
+			c.errorf("%s: variable %s accepts %s", vc.module, vc.input, vc.value)
+		}
+	}
+	if n == 0 {
+		c.errorf("contract %s has no rejection cases", contract)
+	}
 }
 
-// scopes returns every module instance of every root, or records why not.
-func (c *checker) scopes() []*scope {
-	s, err := c.r.scopes()
-	c.ok(err)
-	return s
-}
-
-// scopesOf returns the instances of one module, or records why not.
-func (c *checker) scopesOf(module string) []*scope {
-	s, err := c.r.scopesOf(module)
-	c.ok(err)
-	if err == nil && len(s) == 0 {
-		c.errorf("module %s is never instantiated", module)
+// planFails records a violation unless the plan probe's case fails with
+// want in Terraform's message (wantFail) or passes (!wantFail).
+func (c *checker) planFails(name, want string, wantFail bool, what string) {
+	planErr, err := c.s.probePlan(name)
+	switch {
+	case err != nil:
+		c.errorf("probe %s: %v", name, err)
+	case wantFail && planErr == nil:
+		c.errorf("%s passes the plan", what)
+	case wantFail && !strings.Contains(planErr.Error(), want):
+		c.errorf("%s fails for another reason: %v", what, planErr)
+	case !wantFail && planErr != nil:
+		c.errorf("%s fails: %v", what, planErr)
 	}
-	return s
-}
-
-// module returns a module by folder name, or records that it is missing.
-func (c *checker) module(name string) *tfModule {
-	m, ok := c.r.modules[name]
-	if !ok {
-		c.errorf("module %s is missing", name)
-	}
-	return m
 }
 
 // contract is one invariant.
@@ -103,12 +125,12 @@ var contracts = []contract{
 	{"VisibilityTimeout", checkVisibilityTimeout},
 }
 
-// runContract runs the named contract on a loaded tree.
-func runContract(t *testing.T, r *repo, schema *tfjson.ProviderSchema, name string) []string {
+// runContract runs the named contract on a subject.
+func runContract(t *testing.T, s *subject, schema *tfjson.ProviderSchema, name string) []string {
 	t.Helper()
 	for _, ct := range contracts {
 		if ct.name == name {
-			c := &checker{r: r, schema: schema}
+			c := &checker{s: s, schema: schema}
 			ct.check(c)
 			return c.violations
 		}
@@ -120,172 +142,147 @@ func runContract(t *testing.T, r *repo, schema *tfjson.ProviderSchema, name stri
 func TestContracts(t *testing.T) {
 	t.Parallel()
 	schema := awsSchema(t)
-	r, err := loadRepo(".")
-	require.NoError(t, err)
+	s := theRepo(t)
 	for _, ct := range contracts {
 		t.Run(ct.name, func(t *testing.T) {
 			t.Parallel()
-			require.Empty(t, runContract(t, r, schema, ct.name))
+			require.Empty(t, runContract(t, s, schema, ct.name))
 		})
 	}
 }
 
-// --- value helpers ---------------------------------------------------------
+// --- configuration files ---------------------------------------------------------
 
-func known(v cty.Value) bool { return v != cty.NilVal && v.IsWhollyKnown() && !v.IsNull() }
-
-// number returns a known number value as float64.
-func number(v cty.Value) (float64, bool) {
-	if !known(v) || v.Type() != cty.Number {
-		return 0, false
-	}
-	f, _ := v.AsBigFloat().Float64()
-	return f, true
+// moduleFiles is one module or example directory parsed with HCL: its
+// file names and top-level blocks (no expression is evaluated but
+// literals).
+type moduleFiles struct {
+	where  string // "modules/x" or "examples/x"
+	files  map[string]bool
+	blocks []*hclsyntax.Block
 }
 
-// str returns a known string value.
-func str(v cty.Value) (string, bool) {
-	if !known(v) || v.Type() != cty.String {
-		return "", false
-	}
-	return v.AsString(), true
-}
-
-// strings returns a known list/set/tuple of strings (or a single string).
-func stringList(v cty.Value) ([]string, bool) {
-	if s, ok := str(v); ok {
-		return []string{s}, true
-	}
-	if !known(v) || !v.CanIterateElements() {
-		return nil, false
-	}
-	var out []string
-	for it := v.ElementIterator(); it.Next(); {
-		_, e := it.Element()
-		s, ok := str(e)
-		if !ok {
-			return nil, false
-		}
-		out = append(out, s)
-	}
-	return out, true
-}
-
-// defaultNumber returns the default of a numeric variable of m.
-func defaultNumber(c *checker, m *tfModule, name string) (float64, bool) {
-	b := m.variable(name)
-	if b == nil {
-		c.errorf("%s: variable %s is missing", m.dir, name)
-		return 0, false
-	}
-	v, has, err := variableDefault(b)
-	if !c.ok(err) {
-		return 0, false
-	}
-	n, ok := number(v)
-	if !has || !ok {
-		c.errorf("%s: variable %s has no numeric default", m.dir, name)
-		return 0, false
-	}
-	return n, true
-}
-
-// requireRejected records a violation unless variable name of m rejects
-// every candidate.
-func requireRejected(c *checker, m *tfModule, name string, candidates ...cty.Value) {
-	b := m.variable(name)
-	if b == nil {
-		c.errorf("%s: variable %s is missing", m.dir, name)
-		return
-	}
-	for _, cand := range candidates {
-		errs, err := validationErrors(b, cand)
-		if !c.ok(err) {
+// parseTree parses every module and example of tree.
+func (c *checker) parseTree() []*moduleFiles {
+	var out []*moduleFiles
+	for _, kind := range []string{"modules", "examples"} {
+		entries, err := os.ReadDir(filepath.Join(c.s.tree, kind))
+		if err != nil {
+			c.errorf("read %s: %v", kind, err)
 			continue
 		}
-		if len(errs) == 0 {
-			c.errorf("%s: variable %s accepts %s", m.dir, name, cand.GoString())
+		for _, e := range entries {
+			if !e.IsDir() {
+				continue
+			}
+			m := &moduleFiles{where: kind + "/" + e.Name(), files: map[string]bool{}}
+			dir := filepath.Join(c.s.tree, kind, e.Name())
+			files, err := os.ReadDir(dir)
+			if err != nil {
+				c.errorf("read %s: %v", m.where, err)
+				continue
+			}
+			parser := hclparse.NewParser()
+			for _, f := range files {
+				m.files[f.Name()] = true
+				if !strings.HasSuffix(f.Name(), ".tf") {
+					continue
+				}
+				hf, diags := parser.ParseHCLFile(filepath.Join(dir, f.Name()))
+				if diags.HasErrors() {
+					c.errorf("%s: %v", m.where, diags)
+					continue
+				}
+				m.blocks = append(m.blocks, hf.Body.(*hclsyntax.Body).Blocks...)
+			}
+			out = append(out, m)
 		}
 	}
+	return out
 }
 
-// --- contracts ---------------------------------------------------------------
+func (m *moduleFiles) ofType(typ string) []*hclsyntax.Block {
+	var out []*hclsyntax.Block
+	for _, b := range m.blocks {
+		if b.Type == typ {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// literal returns the value of an attribute that is a literal, or NilVal.
+func literal(a *hclsyntax.Attribute) cty.Value {
+	if a == nil {
+		return cty.NilVal
+	}
+	v, diags := a.Expr.Value(nil)
+	if diags.HasErrors() {
+		return cty.NilVal
+	}
+	return v
+}
+
+func literalString(a *hclsyntax.Attribute) string {
+	v := literal(a)
+	if v == cty.NilVal || !v.IsWhollyKnown() || v.IsNull() || v.Type() != cty.String {
+		return ""
+	}
+	return v.AsString()
+}
 
 // checkModuleFiles: the standard module structure.
 func checkModuleFiles(c *checker) {
-	for _, name := range names(c.r.modules) {
+	found := map[string]bool{}
+	for _, m := range c.parseTree() {
+		found[m.where] = true
 		for _, f := range []string{"main.tf", "variables.tf", "outputs.tf", "versions.tf", "README.md"} {
-			if !c.r.modules[name].files[f] {
-				c.errorf("modules/%s: %s is missing", name, f)
-			}
-		}
-	}
-	for _, name := range names(c.r.examples) {
-		for _, f := range []string{"main.tf", "variables.tf", "outputs.tf", "versions.tf", "README.md"} {
-			if !c.r.examples[name].files[f] {
-				c.errorf("examples/%s: %s is missing", name, f)
+			if !m.files[f] {
+				c.errorf("%s: %s is missing", m.where, f)
 			}
 		}
 	}
 	for _, want := range []string{"task-table", "work-queue", "go-lambda", "dispatch", "pipeline"} {
-		c.module(want)
+		if !found["modules/"+want] {
+			c.errorf("module %s is missing", want)
+		}
+	}
+	for _, want := range examples {
+		if !found["examples/"+want] {
+			c.errorf("example %s is missing", want)
+		}
 	}
 }
 
 // checkVariablesTypedAndDescribed: no untyped or undocumented inputs or
 // outputs anywhere.
 func checkVariablesTypedAndDescribed(c *checker) {
-	all := map[string]*tfModule{}
-	for n, m := range c.r.modules {
-		all["modules/"+n] = m
-	}
-	for n, m := range c.r.examples {
-		all["examples/"+n] = m
-	}
-	for _, where := range names(all) {
-		m := all[where]
-		for _, b := range m.variables {
+	for _, m := range c.parseTree() {
+		for _, b := range m.ofType("variable") {
 			if _, ok := b.Body.Attributes["type"]; !ok {
-				c.errorf("%s: variable %s has no type", where, b.Labels[0])
+				c.errorf("%s: variable %s has no type", m.where, b.Labels[0])
 			}
-			if !describedLiterally(b) {
-				c.errorf("%s: variable %s has no description", where, b.Labels[0])
+			if strings.TrimSpace(literalString(b.Body.Attributes["description"])) == "" {
+				c.errorf("%s: variable %s has no description", m.where, b.Labels[0])
 			}
 		}
-		for _, b := range m.outputs {
-			if !describedLiterally(b) {
-				c.errorf("%s: output %s has no description", where, b.Labels[0])
+		for _, b := range m.ofType("output") {
+			if strings.TrimSpace(literalString(b.Body.Attributes["description"])) == "" {
+				c.errorf("%s: output %s has no description", m.where, b.Labels[0])
 			}
 		}
 	}
-}
-
-func describedLiterally(b *hclsyntax.Block) bool {
-	a, ok := b.Body.Attributes["description"]
-	if !ok {
-		return false
-	}
-	v, diags := a.Expr.Value(nil)
-	s, ok := str(v)
-	return !diags.HasErrors() && ok && strings.TrimSpace(s) != ""
 }
 
 // checkProviderFloor: hashicorp/aws ~> 6.47 everywhere, the release the
 // modules were reviewed against and the local provider embeds (issue 12
-// #12); 5.61 was the old floor (older releases drop
-// the target input_template on filter edits, provider PR #38598).
+// #12); 5.61 was the old floor (older releases drop the target
+// input_template on filter edits, provider PR #38598).
 func checkProviderFloor(c *checker) {
 	below, floor, major := version.Must(version.NewVersion("6.46.99")), version.Must(version.NewVersion("6.47.0")), version.Must(version.NewVersion("7.0.0"))
-	all := map[string]*tfModule{}
-	for n, m := range c.r.modules {
-		all["modules/"+n] = m
-	}
-	for n, m := range c.r.examples {
-		all["examples/"+n] = m
-	}
-	for _, where := range names(all) {
-		found := false
-		for _, tb := range all[where].settings {
+	for _, m := range c.parseTree() {
+		where, found := m.where, false
+		for _, tb := range m.ofType("terraform") {
 			if _, ok := tb.Body.Attributes["required_version"]; !ok {
 				c.errorf("%s: terraform block has no required_version", where)
 			}
@@ -298,15 +295,15 @@ func checkProviderFloor(c *checker) {
 					continue
 				}
 				found = true
-				v, diags := a.Expr.Value(nil)
-				if diags.HasErrors() || !v.Type().IsObjectType() || !v.Type().HasAttribute("version") || !v.Type().HasAttribute("source") {
+				v := literal(a)
+				if v == cty.NilVal || !v.Type().IsObjectType() || !v.Type().HasAttribute("version") || !v.Type().HasAttribute("source") {
 					c.errorf("%s: aws provider requirement needs source and version", where)
 					continue
 				}
-				if src, _ := str(v.GetAttr("source")); src != "hashicorp/aws" {
-					c.errorf("%s: aws provider source is %q", where, src)
+				if src := v.GetAttr("source"); src.Type() != cty.String || src.AsString() != "hashicorp/aws" {
+					c.errorf("%s: aws provider source is %s", where, src.GoString())
 				}
-				raw, _ := str(v.GetAttr("version"))
+				raw := v.GetAttr("version").AsString()
 				cons, err := version.NewConstraint(raw)
 				if err != nil {
 					c.errorf("%s: aws provider version %q: %v", where, raw, err)
@@ -323,61 +320,47 @@ func checkProviderFloor(c *checker) {
 	}
 }
 
-// pipeInstances returns every aws_pipes_pipe instance with its scope.
-func pipeInstances(c *checker) (out []struct {
-	s    *scope
-	inst instance
+// --- the pipe ------------------------------------------------------------------
+
+// pipes returns every planned aws_pipes_pipe with its plan.
+func pipes(c *checker) (out []struct {
+	p *examplePlan
+	r resource
 }) {
-	for _, s := range c.scopes() {
-		insts, err := s.resourceInstances("aws_pipes_pipe")
-		if !c.ok(err) {
-			continue
-		}
-		for _, inst := range insts {
+	for _, p := range c.plans() {
+		for _, r := range p.of("*", "aws_pipes_pipe") {
 			out = append(out, struct {
-				s    *scope
-				inst instance
-			}{s, inst})
+				p *examplePlan
+				r resource
+			}{p, r})
 		}
 	}
 	if len(out) == 0 {
-		c.errorf("no aws_pipes_pipe in any configuration")
+		c.errorf("no aws_pipes_pipe in any plan")
 	}
 	return out
 }
 
-// streamParams returns the dynamodb_stream_parameters body of a pipe.
-func streamParams(c *checker, s *scope, inst instance) (body, bool) {
-	sp, err := s.block(inst.body(), "source_parameters")
-	if !c.ok(err) {
-		return body{}, false
-	}
-	ddb, err := s.block(sp, "dynamodb_stream_parameters")
-	return ddb, c.ok(err)
+var ddbParams = []any{"source_parameters", 0, "dynamodb_stream_parameters", 0}
+
+func at(prefix []any, steps ...any) []any {
+	return append(append([]any{}, prefix...), steps...)
 }
 
 // checkPipeBisect: a failing batch is halved until the poison record is
 // alone, instead of blocking the shard.
 func checkPipeBisect(c *checker) {
-	for _, p := range pipeInstances(c) {
-		ddb, ok := streamParams(c, p.s, p.inst)
-		if !ok {
-			continue
-		}
-		v, err := p.s.attr(ddb, "on_partial_batch_item_failure")
-		if !c.ok(err) {
-			continue
-		}
-		if s, _ := str(v); s != "AUTOMATIC_BISECT" {
-			c.errorf("%s: %s: on_partial_batch_item_failure is %s, want AUTOMATIC_BISECT", p.s.label(), p.inst.address(), v.GoString())
+	for _, p := range pipes(c) {
+		if got := p.r.str(at(ddbParams, "on_partial_batch_item_failure")...); got != "AUTOMATIC_BISECT" {
+			c.errorf("%s: %s: on_partial_batch_item_failure is %q, want AUTOMATIC_BISECT", p.p.name, p.r.addr, got)
 		}
 	}
 }
 
 // checkPipeStreamParametersExplicit: every dynamodb_stream_parameters
-// argument of the provider schema is set (provider issue #41573), plus the
-// dead_letter_config and the filter_criteria block (absent filters are
-// cleared on update).
+// argument of the provider schema is planned with a known value (provider
+// issue #41573), plus the dead_letter_config and the filter_criteria block
+// (absent filters are cleared on update).
 func checkPipeStreamParametersExplicit(c *checker) {
 	pipe, ok := c.schema.ResourceSchemas["aws_pipes_pipe"]
 	if !ok {
@@ -395,150 +378,174 @@ func checkPipeStreamParametersExplicit(c *checker) {
 	if len(want) < 7 {
 		c.errorf("schema lists only %v for dynamodb_stream_parameters", want)
 	}
-	for _, p := range pipeInstances(c) {
-		ddb, ok := streamParams(c, p.s, p.inst)
-		if !ok {
-			continue
-		}
+	for _, p := range pipes(c) {
+		where := p.p.name + ": " + p.r.addr
 		for _, name := range want {
-			v, err := p.s.attr(ddb, name)
-			if !c.ok(err) {
-				continue
-			}
-			if !known(v) {
-				c.errorf("%s: %s: dynamodb_stream_parameters.%s is not a known value", p.s.label(), p.inst.address(), name)
+			if p.r.get(at(ddbParams, name)...) == nil {
+				c.errorf("%s: dynamodb_stream_parameters.%s is not a known value", where, name)
 			}
 		}
 		for name := range ddbSchema.NestedBlocks {
-			dlq, err := p.s.block(ddb, name)
-			if !c.ok(err) {
-				continue
-			}
-			if _, ok := dlq.Attributes["arn"]; !ok {
-				c.errorf("%s: %s: %s.arn is not set", p.s.label(), p.inst.address(), name)
+			if !p.r.set(at(ddbParams, name, 0, "arn")...) {
+				c.errorf("%s: %s.arn is not set", where, name)
 			}
 		}
-		sp, err := p.s.block(p.inst.body(), "source_parameters")
-		if !c.ok(err) {
-			continue
-		}
-		fc, err := p.s.block(sp, "filter_criteria")
-		if !c.ok(err) {
-			continue
-		}
-		filters, err := p.s.blocks(fc, "filter")
-		if c.ok(err) && len(filters) == 0 {
-			c.errorf("%s: %s: filter_criteria has no filter", p.s.label(), p.inst.address())
+		if len(filters(p.r)) == 0 {
+			c.errorf("%s: filter_criteria has no filter", where)
 		}
 	}
 }
 
-// checkPipeFiniteRetriesAndAge: retries and record age are finite as
-// deployed, and the variables refuse -1 (forever), 0 retries (sent as the
-// default -1 on create) and ages at or beyond the stream's 24 hours.
-func checkPipeFiniteRetriesAndAge(c *checker) {
-	for _, p := range pipeInstances(c) {
-		ddb, ok := streamParams(c, p.s, p.inst)
-		if !ok {
-			continue
-		}
-		where := p.s.label() + ": " + p.inst.address()
-		if v, err := p.s.attr(ddb, "maximum_retry_attempts"); c.ok(err) {
-			if n, ok := number(v); !ok || n < 1 || n > 10000 {
-				c.errorf("%s: maximum_retry_attempts is %s, want 1..10000", where, v.GoString())
-			}
-		}
-		if v, err := p.s.attr(ddb, "maximum_record_age_in_seconds"); c.ok(err) {
-			if n, ok := number(v); !ok || n < 60 || n >= 86400 {
-				c.errorf("%s: maximum_record_age_in_seconds is %s, want 60..86399", where, v.GoString())
-			}
-		}
-	}
-	ages := []cty.Value{cty.NumberIntVal(-1), cty.NumberIntVal(0), cty.NumberIntVal(59), cty.NumberIntVal(86400), cty.NumberIntVal(604800)}
-	retries := []cty.Value{cty.NumberIntVal(-1), cty.NumberIntVal(0), cty.NumberIntVal(10001)}
-	if m := c.module("dispatch"); m != nil {
-		requireRejected(c, m, "maximum_record_age_in_seconds", ages...)
-		requireRejected(c, m, "maximum_retry_attempts", retries...)
-	}
-	if m := c.module("pipeline"); m != nil {
-		requireRejected(c, m, "pipe_maximum_record_age_in_seconds", ages...)
-		requireRejected(c, m, "pipe_maximum_retry_attempts", retries...)
-	}
-}
-
-// checkDefaultsPassValidation: every default satisfies its own validations.
-func checkDefaultsPassValidation(c *checker) {
-	all := map[string]*tfModule{}
-	for n, m := range c.r.modules {
-		all["modules/"+n] = m
-	}
-	for n, m := range c.r.examples {
-		all["examples/"+n] = m
-	}
-	for _, where := range names(all) {
-		for _, b := range all[where].variables {
-			def, has, err := variableDefault(b)
-			if !c.ok(err) || !has {
-				continue
-			}
-			errs, err := validationErrors(b, def)
-			if c.ok(err) && len(errs) > 0 {
-				c.errorf("%s: default of %s fails its validation: %v", where, b.Labels[0], errs)
-			}
-		}
-	}
-}
-
-// staticStatement is an IAM statement object literal found in a module.
-type staticStatement struct {
-	actions   []string
-	resources []string // references in the Resource expression
-}
-
-// statementLiterals finds object literals with Action and Resource keys in
-// every local and resource of m.
-func statementLiterals(m *tfModule) []staticStatement {
-	var out []staticStatement
-	visit := func(n hclsyntax.Node) hcl.Diagnostics {
-		obj, ok := n.(*hclsyntax.ObjectConsExpr)
-		if !ok {
-			return nil
-		}
-		var st staticStatement
-		var hasAction, hasResource bool
-		for _, item := range obj.Items {
-			switch objectKey(item.KeyExpr) {
-			case "Action":
-				hasAction = true
-				v, diags := item.ValueExpr.Value(nil)
-				if !diags.HasErrors() {
-					st.actions, _ = stringList(v)
-				}
-			case "Resource":
-				hasResource = true
-				st.resources = references(item.ValueExpr)
-			}
-		}
-		if hasAction && hasResource {
-			out = append(out, st)
-		}
-		return nil
-	}
-	for _, name := range sortedKeys(m.locals) {
-		hclsyntax.VisitAll(m.locals[name].Expr, visit)
-	}
-	for _, b := range m.resources {
-		hclsyntax.VisitAll(b.Body, visit)
+// filters returns the planned filter patterns of a pipe.
+func filters(pipe resource) []string {
+	var out []string
+	fs, _ := pipe.get("source_parameters", 0, "filter_criteria", 0, "filter").([]any)
+	for i := range fs {
+		out = append(out, pipe.str("source_parameters", 0, "filter_criteria", 0, "filter", i, "pattern"))
 	}
 	return out
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// checkPipeFiniteRetriesAndAge: retries and record age are finite as
+// planned, and the variables refuse -1 (forever), 0 retries (sent as the
+// default -1 on create) and ages at or beyond the stream's 24 hours.
+func checkPipeFiniteRetriesAndAge(c *checker) {
+	for _, p := range pipes(c) {
+		where := p.p.name + ": " + p.r.addr
+		if n, ok := p.r.num(at(ddbParams, "maximum_retry_attempts")...); !ok || n < 1 || n > 10000 {
+			c.errorf("%s: maximum_retry_attempts is %v, want 1..10000", where, p.r.get(at(ddbParams, "maximum_retry_attempts")...))
+		}
+		if n, ok := p.r.num(at(ddbParams, "maximum_record_age_in_seconds")...); !ok || n < 60 || n >= 86400 {
+			c.errorf("%s: maximum_record_age_in_seconds is %v, want 60..86399", where, p.r.get(at(ddbParams, "maximum_record_age_in_seconds")...))
+		}
 	}
-	sort.Strings(out)
+	c.rejected("PipeFiniteRetriesAndAge")
+}
+
+// checkDefaultsPassValidation: every default satisfies its own validations:
+// terraform validate of each module called with only its required inputs
+// reports nothing, and the examples plan with theirs.
+func checkDefaultsPassValidation(c *checker) {
+	diags, err := c.s.validate()
+	if err != nil {
+		c.errorf("%v", err)
+		return
+	}
+	rejects := map[string]bool{}
+	for _, vc := range validateCases() {
+		if vc.input != "" {
+			rejects[fmt.Sprintf("module %q", vc.call)] = true
+		}
+	}
+	// A default that fails is reported at the variable, not at the call.
+	for _, d := range diags {
+		if d.Severity != tfjson.DiagnosticSeverityError {
+			continue
+		}
+		if d.Summary == "Invalid value for variable" && d.Snippet != nil && d.Snippet.Context != nil && rejects[*d.Snippet.Context] {
+			continue
+		}
+		where := ""
+		if d.Range != nil {
+			where = d.Range.Filename + ": "
+		}
+		c.errorf("%s%s: %s", where, d.Summary, d.Detail)
+	}
+	c.plans()
+}
+
+// --- IAM -------------------------------------------------------------------------
+
+// statement is an IAM statement object literal found in a module: an
+// object with Action (policy documents) or actions (go-lambda's
+// policy_statements) and a resource key.
+type statement struct {
+	where            string   // module folder
+	block            string   // the top-level block it is in: "module.scraper", "locals", "aws_iam_role.this"
+	sid              string   // literal Sid, or ""
+	actions          []string // literal actions
+	resources        []string // references in the resource expression
+	resourceLiterals []string // literal resources
+	literalResources bool     // the resource expression is a literal
+	star             bool     // a literal resource "*"
+}
+
+// statementLiterals finds the statement literals of every module.
+func (c *checker) statementLiterals() []statement {
+	var out []statement
+	for _, m := range c.parseTree() {
+		for _, b := range m.blocks {
+			block := strings.Join(append([]string{b.Type}, b.Labels...), ".")
+			if b.Type == "resource" {
+				block = strings.Join(b.Labels, ".")
+			}
+			hclsyntax.VisitAll(b.Body, func(n hclsyntax.Node) hcl.Diagnostics {
+				obj, ok := n.(*hclsyntax.ObjectConsExpr)
+				if !ok {
+					return nil
+				}
+				st := statement{where: m.where, block: block}
+				var hasAction, hasResource bool
+				for _, item := range obj.Items {
+					switch objectKey(item.KeyExpr) {
+					case "Sid", "sid":
+						if v, diags := item.ValueExpr.Value(nil); !diags.HasErrors() && v.Type() == cty.String && !v.IsNull() {
+							st.sid = v.AsString()
+						}
+					case "Action", "NotAction", "actions":
+						hasAction = true
+						if v, diags := item.ValueExpr.Value(nil); !diags.HasErrors() {
+							st.actions = append(st.actions, ctyStrings(v)...)
+						}
+					case "Resource", "resources":
+						hasResource = true
+						st.resources = references(item.ValueExpr)
+						if v, diags := item.ValueExpr.Value(nil); !diags.HasErrors() {
+							st.literalResources = true
+							st.resourceLiterals = ctyStrings(v)
+							for _, r := range st.resourceLiterals {
+								st.star = st.star || r == "*"
+							}
+						}
+						// A template such as ["${x}/stream/*"] is not a literal
+						// but ends in a literal part.
+						hclsyntax.VisitAll(item.ValueExpr, func(n hclsyntax.Node) hcl.Diagnostics {
+							if tmpl, ok := n.(*hclsyntax.TemplateExpr); ok && len(tmpl.Parts) == 1 {
+								if v, diags := tmpl.Value(nil); !diags.HasErrors() && v.Type() == cty.String && v.AsString() == "*" {
+									st.star = true
+								}
+							}
+							return nil
+						})
+					}
+				}
+				if hasAction && hasResource {
+					out = append(out, st)
+				}
+				return nil
+			})
+		}
+	}
+	return out
+}
+
+func ctyStrings(v cty.Value) []string {
+	if !v.IsWhollyKnown() || v.IsNull() {
+		return nil
+	}
+	if v.Type() == cty.String {
+		return []string{v.AsString()}
+	}
+	if !v.CanIterateElements() {
+		return nil
+	}
+	var out []string
+	for it := v.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		if e.Type() == cty.String && !e.IsNull() {
+			out = append(out, e.AsString())
+		}
+	}
 	return out
 }
 
@@ -551,423 +558,212 @@ func objectKey(expr hcl.Expression) string {
 		expr = k.Wrapped
 	}
 	v, diags := expr.Value(nil)
-	if s, ok := str(v); ok && !diags.HasErrors() {
-		return s
+	if diags.HasErrors() || v.Type() != cty.String || v.IsNull() {
+		return ""
 	}
-	return ""
+	return v.AsString()
 }
 
-// hasStatement reports whether m has an IAM statement allowing action on a
-// resource expression that references ref.
-func hasStatement(m *tfModule, action, ref string) bool {
-	for _, st := range statementLiterals(m) {
-		for _, a := range st.actions {
-			if a != action {
-				continue
+// references returns the references (e.g. "aws_sqs_queue.dlq.arn") in an
+// expression.
+func references(expr hcl.Expression) []string {
+	var out []string
+	for _, tr := range expr.Variables() {
+		var b strings.Builder
+		b.WriteString(tr.RootName())
+		for _, step := range tr[1:] {
+			if st, ok := step.(hcl.TraverseAttr); ok {
+				b.WriteString("." + st.Name)
 			}
-			for _, r := range st.resources {
-				if r == ref {
-					return true
+		}
+		out = append(out, b.String())
+	}
+	sort.Strings(out)
+	return out
+}
+
+// policyDocument decodes a planned IAM policy; ok is false while it is
+// known only after apply (it names ARNs created by the same apply).
+func policyDocument(r resource, attr string) (doc map[string]any, ok bool, err error) {
+	s := r.str(attr)
+	if s == "" {
+		return nil, false, nil
+	}
+	if err := json.Unmarshal([]byte(s), &doc); err != nil {
+		return nil, false, fmt.Errorf("%s: %s is not JSON: %w", r.addr, attr, err)
+	}
+	return doc, true, nil
+}
+
+// checkNoWildcardActions: every IAM policy the modules create lists exact
+// actions and never grants Resource "*": in the policies known at plan
+// time, in every statement literal of the modules (the policies that name
+// ARNs of the same apply are known only after it), and go-lambda refuses
+// wildcard actions from callers.
+func checkNoWildcardActions(c *checker) {
+	policies := 0
+	for _, p := range c.plans() {
+		for typ, attr := range map[string]string{"aws_iam_role_policy": "policy", "aws_iam_role": "assume_role_policy"} {
+			for _, r := range p.of("*", typ) {
+				if !r.set(attr) {
+					c.errorf("%s: %s has no %s", p.name, r.addr, attr)
+					continue
+				}
+				policies++
+				doc, ok, err := policyDocument(r, attr)
+				if err != nil {
+					c.errorf("%s: %v", p.name, err)
+				}
+				if !ok {
+					continue
+				}
+				stmts, _ := doc["Statement"].([]any)
+				if len(stmts) == 0 {
+					c.errorf("%s: %s: no statements", p.name, r.addr)
+				}
+				for _, st := range stmts {
+					for _, act := range append(strs(path(st, "Action")), strs(path(st, "NotAction"))...) {
+						if strings.Contains(act, "*") {
+							c.errorf("%s: %s: wildcard action %q", p.name, r.addr, act)
+						}
+					}
+					star := false
+					for _, res := range strs(path(st, "Resource")) {
+						star = star || res == "*"
+					}
+					if starWithResourceScopedAction(strs(path(st, "Action")), star) {
+						c.errorf("%s: %s: a statement grants Resource \"*\"", p.name, r.addr)
+					}
 				}
 			}
 		}
 	}
-	return false
+	if policies == 0 {
+		c.errorf("no IAM policies in any plan")
+	}
+	stmts := c.statementLiterals()
+	if len(stmts) < 5 {
+		c.errorf("found only %d IAM statement literals", len(stmts))
+	}
+	for _, st := range stmts {
+		for _, act := range st.actions {
+			if strings.Contains(act, "*") {
+				c.errorf("%s: wildcard action %q", st.where, act)
+			}
+		}
+		if starWithResourceScopedAction(st.actions, st.star) {
+			c.errorf("%s: a statement grants Resource \"*\" with %v", st.where, st.actions)
+		}
+	}
+	c.rejected("NoWildcardActions")
 }
+
+// --- queues ------------------------------------------------------------------------
 
 // checkDeadLetterQueues: the work queue redrives to its DLQ (and allows the
 // console redrive back), the pipe sends failed batches to its own DLQ, and
 // the pipe role may write to it.
 func checkDeadLetterQueues(c *checker) {
-	if m := c.module("work-queue"); m != nil {
-		if m.resource("aws_sqs_queue", "dlq") == nil {
-			c.errorf("work-queue: aws_sqs_queue.dlq is missing")
+	for _, p := range c.plans() {
+		for _, kind := range []string{"work-queue", "dispatch"} {
+			if len(p.of(kind, "aws_sqs_queue")) == 0 {
+				c.errorf("%s: no queue of %s planned", p.name, kind)
+			}
 		}
-		if rp := m.resource("aws_sqs_queue_redrive_policy", "this"); rp == nil {
+		if n := len(p.of("work-queue", "aws_sqs_queue_redrive_policy")); n != 1 {
+			c.errorf("%s: %d work-queue redrive policies, want 1", p.name, n)
+		}
+		if n := len(p.of("work-queue", "aws_sqs_queue_redrive_allow_policy")); n != 1 {
+			c.errorf("%s: %d work-queue redrive-allow policies, want 1", p.name, n)
+		}
+		wq := p.moduleConfig("work-queue")
+		if rp := configResource(wq, "aws_sqs_queue_redrive_policy", "this"); rp == nil {
 			c.errorf("work-queue: aws_sqs_queue_redrive_policy.this is missing")
 		} else {
-			requireRefs(c, "work-queue redrive_policy", rp.Body.Attributes["redrive_policy"], "aws_sqs_queue.dlq.arn")
-			requireRefs(c, "work-queue redrive queue_url", rp.Body.Attributes["queue_url"], "aws_sqs_queue.this.id")
+			requireRefs(c, "work-queue redrive_policy", rp.Expressions["redrive_policy"], "aws_sqs_queue.dlq.arn", "var.max_receive_count")
+			requireRefs(c, "work-queue redrive queue_url", rp.Expressions["queue_url"], "aws_sqs_queue.this.id")
 		}
-		if ap := m.resource("aws_sqs_queue_redrive_allow_policy", "dlq"); ap == nil {
+		if ap := configResource(wq, "aws_sqs_queue_redrive_allow_policy", "dlq"); ap == nil {
 			c.errorf("work-queue: aws_sqs_queue_redrive_allow_policy.dlq is missing")
 		} else {
-			requireRefs(c, "work-queue redrive_allow_policy", ap.Body.Attributes["redrive_allow_policy"], "aws_sqs_queue.this.arn")
-			requireRefs(c, "work-queue redrive-allow queue_url", ap.Body.Attributes["queue_url"], "aws_sqs_queue.dlq.id")
+			requireRefs(c, "work-queue redrive_allow_policy", ap.Expressions["redrive_allow_policy"], "aws_sqs_queue.this.arn")
+			requireRefs(c, "work-queue redrive-allow queue_url", ap.Expressions["queue_url"], "aws_sqs_queue.dlq.id")
 		}
-		for _, s := range c.scopesOf("work-queue") {
-			for _, inst := range mustInstances(c, s, "aws_sqs_queue_redrive_policy") {
-				doc, err := s.jsonDoc(inst.block.Body.Attributes["redrive_policy"].Expr, inst.extra)
-				if !c.ok(err) {
-					continue
-				}
-				if n, ok := number(attrOf(doc, "maxReceiveCount")); !ok || n < 1 || n > 1000 {
-					c.errorf("%s: maxReceiveCount must be a known 1..1000", s.label())
-				}
+		if pipe := configResource(p.moduleConfig("dispatch"), "aws_pipes_pipe", "this"); pipe == nil {
+			c.errorf("dispatch: aws_pipes_pipe.this is missing")
+		} else {
+			dlc := nestedExpr(pipe.Expressions, "source_parameters", "dynamodb_stream_parameters", "dead_letter_config", "arn")
+			if dlc == nil {
+				c.errorf("dispatch: aws_pipes_pipe.this has no dead_letter_config")
 			}
-			for _, inst := range mustInstances(c, s, "aws_sqs_queue_redrive_allow_policy") {
-				doc, err := s.jsonDoc(inst.block.Body.Attributes["redrive_allow_policy"].Expr, inst.extra)
-				if !c.ok(err) {
-					continue
-				}
-				if p, _ := str(attrOf(doc, "redrivePermission")); p != "byQueue" {
-					c.errorf("%s: redrivePermission is %q, want byQueue", s.label(), p)
-				}
-			}
+			requireRefs(c, "dispatch dead_letter_config.arn", dlc, "aws_sqs_queue.dlq.arn")
 		}
+		break // the configuration is the same in every plan
 	}
-	if m := c.module("dispatch"); m != nil {
-		if m.resource("aws_sqs_queue", "dlq") == nil {
-			c.errorf("dispatch: aws_sqs_queue.dlq is missing")
+	// The policy documents name ARNs known only after apply: their literals.
+	byQueue := false
+	for _, m := range c.parseTree() {
+		if m.where != "modules/work-queue" {
+			continue
 		}
-		if !hasStatement(m, "sqs:SendMessage", "aws_sqs_queue.dlq.arn") {
-			c.errorf("dispatch: the pipe role cannot sqs:SendMessage to aws_sqs_queue.dlq")
-		}
-		if pipe := m.resource("aws_pipes_pipe", "this"); pipe != nil {
-			found := false
-			hclsyntax.VisitAll(pipe.Body, func(n hclsyntax.Node) hcl.Diagnostics {
-				if b, ok := n.(*hclsyntax.Block); ok && b.Type == "dead_letter_config" {
-					found = true
-					requireRefs(c, "dispatch dead_letter_config.arn", b.Body.Attributes["arn"], "aws_sqs_queue.dlq.arn")
+		for _, b := range m.blocks {
+			hclsyntax.VisitAll(b.Body, func(n hclsyntax.Node) hcl.Diagnostics {
+				if obj, ok := n.(*hclsyntax.ObjectConsExpr); ok {
+					for _, item := range obj.Items {
+						if objectKey(item.KeyExpr) == "redrivePermission" {
+							v, diags := item.ValueExpr.Value(nil)
+							byQueue = !diags.HasErrors() && v.Type() == cty.String && v.AsString() == "byQueue"
+						}
+					}
 				}
 				return nil
 			})
-			if !found {
-				c.errorf("dispatch: aws_pipes_pipe.this has no dead_letter_config")
-			}
 		}
 	}
-}
-
-// attrOf returns attribute name of an object value, or NilVal.
-func attrOf(v cty.Value, name string) cty.Value {
-	if !known(v) && (v == cty.NilVal || !v.IsKnown() || v.IsNull()) {
-		return cty.NilVal
+	if !byQueue {
+		c.errorf("work-queue: redrivePermission is not byQueue")
 	}
-	if !v.Type().IsObjectType() || !v.Type().HasAttribute(name) {
-		return cty.NilVal
+	if !hasStatement(c, "modules/dispatch", "sqs:SendMessage", "aws_sqs_queue.dlq.arn") {
+		c.errorf("dispatch: the pipe role cannot sqs:SendMessage to aws_sqs_queue.dlq")
 	}
-	return v.GetAttr(name)
+	c.rejected("DeadLetterQueues")
 }
 
-// mustInstances returns the instances of resource type typ in s.
-func mustInstances(c *checker, s *scope, typ string) []instance {
-	insts, err := s.resourceInstances(typ)
-	c.ok(err)
-	return insts
+// hasStatement reports whether the module has an IAM statement allowing
+// action on a resource expression that references ref.
+func hasStatement(c *checker, where, action, ref string) bool {
+	for _, st := range c.statementLiterals() {
+		if st.where == where && containsString(st.actions, action) && containsString(st.resources, ref) {
+			return true
+		}
+	}
+	return false
 }
 
-// requireRefs records a violation unless a's expression references every
-// one of refs.
-func requireRefs(c *checker, what string, a *hclsyntax.Attribute, refs ...string) {
-	if a == nil {
+// nestedExpr follows nested blocks (first instance of each) of a
+// configuration's expressions to an attribute.
+func nestedExpr(exprs map[string]*tfjson.Expression, steps ...string) *tfjson.Expression {
+	e := exprs[steps[0]]
+	for _, st := range steps[1:] {
+		if e == nil || len(e.NestedBlocks) == 0 {
+			return nil
+		}
+		e = e.NestedBlocks[0][st]
+	}
+	return e
+}
+
+// requireRefs records a violation unless the expression references every
+// one of want.
+func requireRefs(c *checker, what string, e *tfjson.Expression, want ...string) {
+	if e == nil {
 		c.errorf("%s is not set", what)
 		return
 	}
-	got := references(a.Expr)
-	for _, ref := range refs {
-		found := false
-		for _, g := range got {
-			if g == ref {
-				found = true
-			}
-		}
-		if !found {
+	got := refs(e)
+	for _, ref := range want {
+		if !containsString(got, ref) {
 			c.errorf("%s does not reference %s (references %v)", what, ref, got)
-		}
-	}
-}
-
-// alarmsWithDimension returns the pipeline's alarm blocks whose dimensions
-// reference ref.
-func alarmsWithDimension(m *tfModule, ref string) []*hclsyntax.Block {
-	var out []*hclsyntax.Block
-	for _, b := range m.resources {
-		if b.Labels[0] != "aws_cloudwatch_metric_alarm" {
-			continue
-		}
-		if a, ok := b.Body.Attributes["dimensions"]; ok {
-			for _, r := range references(a.Expr) {
-				if r == ref {
-					out = append(out, b)
-				}
-			}
-		}
-	}
-	return out
-}
-
-// alarmFiresAtFirst reports why an alarm would not fire on the first
-// datapoint of value 1, or "".
-func alarmFiresAtFirst(s *scope, inst instance) string {
-	get := func(name string) cty.Value {
-		v, err := s.attr(inst.body(), name)
-		if err != nil {
-			return cty.NilVal
-		}
-		return v
-	}
-	cmp, _ := str(get("comparison_operator"))
-	threshold, okT := number(get("threshold"))
-	periods, okP := number(get("evaluation_periods"))
-	switch {
-	case !okT || !okP:
-		return "threshold and evaluation_periods must be known"
-	case periods != 1:
-		return fmt.Sprintf("evaluation_periods is %v, want 1", periods)
-	case cmp == "GreaterThanOrEqualToThreshold" && threshold > 1,
-		cmp == "GreaterThanThreshold" && threshold >= 1,
-		cmp != "GreaterThanOrEqualToThreshold" && cmp != "GreaterThanThreshold":
-		return fmt.Sprintf("%s %v does not fire at 1 message", cmp, threshold)
-	}
-	if _, set := inst.block.Body.Attributes["datapoints_to_alarm"]; set {
-		if n, ok := number(get("datapoints_to_alarm")); !ok || n != 1 {
-			return "datapoints_to_alarm must be 1"
-		}
-	}
-	return ""
-}
-
-// checkDLQAlarms: both DLQs alarm at their first message; the pipe's
-// failures and every function's errors and throttles alarm too.
-func checkDLQAlarms(c *checker) {
-	m := c.module("pipeline")
-	if m == nil {
-		return
-	}
-	for _, q := range []struct{ module, source string }{{"queue", "../work-queue"}, {"dispatch", "../dispatch"}} {
-		blocks := alarmsWithDimension(m, "module."+q.module+".dlq_name")
-		if len(blocks) == 0 {
-			c.errorf("pipeline: no alarm watches module.%s.dlq_name", q.module)
-		}
-		for _, s := range c.scopesOf("pipeline") {
-			for _, b := range blocks {
-				insts, err := s.instances(b)
-				if !c.ok(err) {
-					continue
-				}
-				for _, inst := range insts {
-					ns, _ := s.attr(inst.body(), "namespace")
-					metric, _ := s.attr(inst.body(), "metric_name")
-					if n, _ := str(ns); n != "AWS/SQS" {
-						c.errorf("%s: %s: namespace %s, want AWS/SQS", s.label(), inst.address(), ns.GoString())
-					}
-					if n, _ := str(metric); n != "ApproximateNumberOfMessagesVisible" {
-						c.errorf("%s: %s: metric %s, want ApproximateNumberOfMessagesVisible (redriven messages are not counted as sent)", s.label(), inst.address(), metric.GoString())
-					}
-					if why := alarmFiresAtFirst(s, inst); why != "" {
-						c.errorf("%s: %s: %s", s.label(), inst.address(), why)
-					}
-				}
-			}
-		}
-		for _, call := range m.calls {
-			if call.Labels[0] == q.module {
-				v, _ := call.Body.Attributes["source"].Expr.Value(nil)
-				if src, _ := str(v); src != q.source {
-					c.errorf("pipeline: module %s comes from %s, want %s", q.module, src, q.source)
-				}
-			}
-		}
-	}
-	for _, mod := range []string{"work-queue", "dispatch"} {
-		if child := c.module(mod); child != nil {
-			if out := child.output("dlq_name"); out == nil {
-				c.errorf("%s: output dlq_name is missing", mod)
-			} else {
-				requireRefs(c, mod+" output dlq_name", out.Body.Attributes["value"], "aws_sqs_queue.dlq.name")
-			}
-		}
-	}
-	if len(alarmsWithDimension(m, "module.dispatch.pipe_name")) == 0 {
-		c.errorf("pipeline: no alarm watches the pipe (PipeName = module.dispatch.pipe_name)")
-	}
-
-	// Per-function alarms: with enrichment on, every function has an Errors
-	// and a Throttles alarm.
-	for _, s := range c.scopesOf("pipeline") {
-		want := []string{"reconciler", "scraper"}
-		if s.vars["enable_enrichment"].True() {
-			want = []string{"enrich", "reconciler", "scraper"}
-		}
-		covered := map[string]map[string]bool{"Errors": {}, "Throttles": {}, "ExecutionFailed": {}, "OldestLiveTaskAge": {}}
-		for _, inst := range mustInstances(c, s, "aws_cloudwatch_metric_alarm") {
-			metric, _ := s.attr(inst.body(), "metric_name")
-			name, _ := str(metric)
-			if _, ok := covered[name]; !ok {
-				continue
-			}
-			key := "-"
-			if each, ok := inst.extra["each"]; ok {
-				key = each.GetAttr("key").AsString()
-			}
-			covered[name][key] = true
-			if name == emf.OldestLiveTaskAge {
-				// The reconciler's EMF line carries the metric with the State
-				// dimension and without; both carry the deployment's
-				// Deployment dimension (DEPLOYMENT_NAME), and the alarm
-				// watches this deployment's total (issue 12 #6).
-				ns, _ := s.attr(inst.body(), "namespace")
-				if got, _ := str(ns); got != emf.Namespace {
-					c.errorf("%s: %s: namespace %q, want %q (internal/emf)", s.label(), inst.address(), got, emf.Namespace)
-				}
-				checkDeploymentDimension(c, s, inst)
-			}
-		}
-		for _, metric := range []string{"Errors", "Throttles"} {
-			if got := sortedKeys(covered[metric]); !reflect.DeepEqual(got, want) {
-				c.errorf("%s: %s alarms cover %v, want %v", s.label(), metric, got, want)
-			}
-		}
-		for _, metric := range []string{"ExecutionFailed", "OldestLiveTaskAge"} {
-			if len(covered[metric]) == 0 {
-				c.errorf("%s: no %s alarm", s.label(), metric)
-			}
-		}
-	}
-}
-
-// checkDLQRetention: a DLQ keeps messages longer than its source queue,
-// because expiry counts from the original enqueue time.
-func checkDLQRetention(c *checker) {
-	for _, s := range c.scopesOf("work-queue") {
-		q, okQ := number(s.vars["message_retention_seconds"])
-		d, okD := number(s.vars["dlq_message_retention_seconds"])
-		if okQ && okD && d <= q {
-			c.errorf("%s: DLQ retention %v is not greater than queue retention %v", s.label(), d, q)
-		}
-	}
-	if m := c.module("pipeline"); m != nil {
-		q, ok1 := defaultNumber(c, m, "message_retention_seconds")
-		d, ok2 := defaultNumber(c, m, "work_dlq_message_retention_seconds")
-		if ok1 && ok2 && d <= q {
-			c.errorf("pipeline: default work DLQ retention %v is not greater than queue retention %v", d, q)
-		}
-	}
-	if m := c.module("work-queue"); m != nil {
-		s, err := c.r.loader.newScope(m, "work-queue(equal retention)", map[string]cty.Value{
-			"name":                          cty.StringVal("contract"),
-			"consumer_timeout_seconds":      cty.NumberIntVal(30),
-			"message_retention_seconds":     cty.NumberIntVal(345600),
-			"dlq_message_retention_seconds": cty.NumberIntVal(345600),
-		})
-		if !c.ok(err) {
-			return
-		}
-		failed, err := s.preconditionErrors("aws_sqs_queue", "dlq")
-		if c.ok(err) && len(failed) == 0 {
-			c.errorf("work-queue: equal queue and DLQ retention passes the preconditions")
-		}
-	}
-}
-
-// checkVisibilityTimeout: the work queue's visibility timeout is at least
-// six times the scraper's timeout (+ batching window), as deployed, in the
-// defaults, and enforced at plan time.
-func checkVisibilityTimeout(c *checker) {
-	for _, s := range c.scopesOf("work-queue") {
-		vis, ok1 := number(s.vars["visibility_timeout_seconds"])
-		timeout, ok2 := number(s.vars["consumer_timeout_seconds"])
-		window, ok3 := number(s.vars["consumer_batching_window_seconds"])
-		if ok1 && ok2 && ok3 && vis < 6*timeout+window {
-			c.errorf("%s: visibility timeout %v < 6 x %v + %v", s.label(), vis, timeout, window)
-		}
-	}
-	if m := c.module("pipeline"); m != nil {
-		vis, ok1 := defaultNumber(c, m, "visibility_timeout_seconds")
-		timeout, ok2 := defaultNumber(c, m, "scraper_timeout")
-		if ok1 && ok2 && vis < 6*timeout {
-			c.errorf("pipeline: default visibility timeout %v < 6 x default scraper timeout %v", vis, timeout)
-		}
-		// The pipeline must hand the scraper's timeout to the queue's check.
-		for _, tc := range []struct {
-			vis      int64
-			wantFail bool
-		}{{6*420 - 1, true}, {6 * 420, false}} {
-			s, err := c.r.loader.newScope(m, "pipeline(visibility)", map[string]cty.Value{
-				"name":                       cty.StringVal("contract"),
-				"dist_dir":                   cty.StringVal("/dist"),
-				"scraper_timeout":            cty.NumberIntVal(420),
-				"visibility_timeout_seconds": cty.NumberIntVal(tc.vis),
-				"running_grace_seconds":      cty.NumberIntVal(tc.vis + 60),
-			})
-			if !c.ok(err) {
-				continue
-			}
-			var failed []string
-			c.ok(s.walk(func(child *scope) error {
-				if child.mod != c.r.modules["work-queue"] {
-					return nil
-				}
-				f, err := child.preconditionErrors("aws_sqs_queue", "this")
-				failed = append(failed, f...)
-				return err
-			}))
-			if tc.wantFail && len(failed) == 0 {
-				c.errorf("pipeline: visibility %d with scraper timeout 420 passes the work queue's preconditions", tc.vis)
-			}
-			if !tc.wantFail && len(failed) > 0 {
-				c.errorf("pipeline: visibility %d with scraper timeout 420 fails: %v", tc.vis, failed)
-			}
-		}
-	}
-}
-
-// checkReportBatchItemFailures: every SQS event source mapping reports
-// partial batch failures, and the scraper's mapping takes one message at a
-// time with a concurrency cap within its reserved concurrency.
-func checkReportBatchItemFailures(c *checker) {
-	esms := 0
-	for _, s := range c.scopes() {
-		for _, inst := range mustInstances(c, s, "aws_lambda_event_source_mapping") {
-			esms++
-			v, err := s.attr(inst.body(), "function_response_types")
-			if !c.ok(err) {
-				continue
-			}
-			types, _ := stringList(v)
-			if !containsString(types, "ReportBatchItemFailures") {
-				c.errorf("%s: %s: function_response_types %v lacks ReportBatchItemFailures", s.label(), inst.address(), types)
-			}
-		}
-	}
-	if esms == 0 {
-		c.errorf("no aws_lambda_event_source_mapping in any configuration")
-	}
-	for _, s := range c.scopes() {
-		if !strings.HasSuffix(s.path, "module.scraper") {
-			continue
-		}
-		esm := mustInstances(c, s, "aws_lambda_event_source_mapping")
-		if len(esm) != 1 {
-			c.errorf("%s: scraper has %d event source mappings, want 1", s.label(), len(esm))
-			continue
-		}
-		get := func(b body, name string) float64 {
-			v, err := s.attr(b, name)
-			n, ok := number(v)
-			if err != nil || !ok {
-				c.errorf("%s: %s is not a known number", s.label(), name)
-			}
-			return n
-		}
-		if n := get(esm[0].body(), "batch_size"); n != 1 {
-			c.errorf("%s: scraper batch_size %v, want 1", s.label(), n)
-		}
-		if n := get(esm[0].body(), "maximum_batching_window_in_seconds"); n != 0 {
-			c.errorf("%s: scraper batching window %v, want 0", s.label(), n)
-		}
-		sc, err := s.block(esm[0].body(), "scaling_config")
-		if !c.ok(err) {
-			continue
-		}
-		maxConc := get(sc, "maximum_concurrency")
-		fn := mustInstances(c, s, "aws_lambda_function")
-		if len(fn) != 1 {
-			continue
-		}
-		if reserved := get(fn[0].body(), "reserved_concurrent_executions"); reserved < maxConc {
-			c.errorf("%s: maximum_concurrency %v exceeds reserved concurrency %v", s.label(), maxConc, reserved)
 		}
 	}
 }
@@ -981,85 +777,231 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// iamActions returns the actions of every statement in a policy document
-// value, and whether they are all known.
-func iamActions(doc cty.Value) ([]string, bool) {
-	stmts := attrOf(doc, "Statement")
-	if stmts == cty.NilVal || !stmts.IsKnown() || stmts.IsNull() {
-		return nil, false
+// alarmFiresAtFirst reports why an alarm would not fire on the first
+// datapoint of value 1, or "".
+func alarmFiresAtFirst(a resource) string {
+	cmp := a.str("comparison_operator")
+	threshold, okT := a.num("threshold")
+	periods, okP := a.num("evaluation_periods")
+	switch {
+	case !okT || !okP:
+		return "threshold and evaluation_periods must be known"
+	case periods != 1:
+		return fmt.Sprintf("evaluation_periods is %v, want 1", periods)
+	case cmp == "GreaterThanOrEqualToThreshold" && threshold > 1,
+		cmp == "GreaterThanThreshold" && threshold >= 1,
+		cmp != "GreaterThanOrEqualToThreshold" && cmp != "GreaterThanThreshold":
+		return fmt.Sprintf("%s %v does not fire at 1 message", cmp, threshold)
 	}
-	if stmts.Type().IsObjectType() {
-		stmts = cty.TupleVal([]cty.Value{stmts})
-	}
-	var out []string
-	for it := stmts.ElementIterator(); it.Next(); {
-		_, st := it.Element()
-		for _, key := range []string{"Action", "NotAction"} {
-			v := attrOf(st, key)
-			if v == cty.NilVal {
-				continue
-			}
-			actions, ok := stringList(v)
-			if !ok {
-				return nil, false
-			}
-			out = append(out, actions...)
+	if a.set("datapoints_to_alarm") {
+		if n, ok := a.num("datapoints_to_alarm"); !ok || n != 1 {
+			return "datapoints_to_alarm must be 1"
 		}
 	}
-	return out, true
+	return ""
 }
 
-// checkNoWildcardActions: every IAM policy the modules create lists exact
-// actions, in every configuration; go-lambda refuses wildcard actions from
-// callers.
-func checkNoWildcardActions(c *checker) {
-	policies := 0
-	for _, s := range c.scopes() {
-		for typ, attr := range map[string]string{"aws_iam_role_policy": "policy", "aws_iam_role": "assume_role_policy"} {
-			for _, inst := range mustInstances(c, s, typ) {
-				a, ok := inst.block.Body.Attributes[attr]
-				if !ok {
-					c.errorf("%s: %s has no %s", s.label(), inst.address(), attr)
-					continue
+// checkDLQAlarms: both DLQs alarm at their first message; the pipe's
+// failures and every function's errors and throttles alarm too.
+func checkDLQAlarms(c *checker) {
+	for _, p := range c.plans() {
+		alarms := p.of("*", "aws_cloudwatch_metric_alarm")
+		watching := func(dim, value string) []resource {
+			var out []resource
+			for _, a := range alarms {
+				if value != "" && a.str("dimensions", dim) == value {
+					out = append(out, a)
 				}
-				doc, err := s.jsonDoc(a.Expr, inst.extra)
-				if !c.ok(err) {
-					continue
+			}
+			return out
+		}
+		for _, kind := range []string{"work-queue", "dispatch"} {
+			var dlq string
+			for _, q := range p.of(kind, "aws_sqs_queue") {
+				if strings.HasSuffix(q.addr, ".dlq") {
+					dlq = q.str("name")
 				}
-				policies++
-				actions, ok := iamActions(doc)
-				if !ok {
-					c.errorf("%s: %s: actions are not known at plan time", s.label(), inst.address())
-					continue
+			}
+			if dlq == "" {
+				c.errorf("%s: the %s DLQ has no known name", p.name, kind)
+				continue
+			}
+			as := watching("QueueName", dlq)
+			if len(as) == 0 {
+				c.errorf("%s: no alarm watches the %s DLQ %s", p.name, kind, dlq)
+			}
+			for _, a := range as {
+				if n := a.str("namespace"); n != "AWS/SQS" {
+					c.errorf("%s: %s: namespace %q, want AWS/SQS", p.name, a.addr, n)
 				}
-				if len(actions) == 0 {
-					c.errorf("%s: %s: no actions", s.label(), inst.address())
+				if m := a.str("metric_name"); m != "ApproximateNumberOfMessagesVisible" {
+					c.errorf("%s: %s: metric %q, want ApproximateNumberOfMessagesVisible (redriven messages are not counted as sent)", p.name, a.addr, m)
 				}
-				for _, act := range actions {
-					if strings.Contains(act, "*") {
-						c.errorf("%s: %s: wildcard action %q", s.label(), inst.address(), act)
-					}
-				}
-				if starWithResourceScopedAction(doc) {
-					c.errorf("%s: %s: a statement grants Resource \"*\"", s.label(), inst.address())
+				if why := alarmFiresAtFirst(a); why != "" {
+					c.errorf("%s: %s: %s", p.name, a.addr, why)
 				}
 			}
 		}
-	}
-	if policies == 0 {
-		c.errorf("no IAM policies in any configuration")
-	}
-	if m := c.module("go-lambda"); m != nil {
-		stmt := func(action string) cty.Value {
-			return cty.ListVal([]cty.Value{cty.ObjectVal(map[string]cty.Value{
-				"sid":       cty.StringVal("Test"),
-				"actions":   cty.ListVal([]cty.Value{cty.StringVal(action)}),
-				"resources": cty.ListVal([]cty.Value{cty.StringVal("arn:aws:sqs:eu-west-1:123456789012:q")}),
-			})})
+		for _, pipe := range p.of("dispatch", "aws_pipes_pipe") {
+			if len(watching("PipeName", pipe.str("name"))) == 0 {
+				c.errorf("%s: no alarm watches the pipe %s", p.name, pipe.str("name"))
+			}
 		}
-		requireRejected(c, m, "policy_statements", stmt("sqs:*"), stmt("*"), stmt("dynamodb:Get*"))
+
+		// Per-function alarms: every planned function has an Errors and a
+		// Throttles alarm.
+		var functions []string
+		for _, fn := range p.of("go-lambda", "aws_lambda_function") {
+			functions = append(functions, fn.str("function_name"))
+		}
+		sort.Strings(functions)
+		if len(functions) < 2 {
+			c.errorf("%s: functions %v", p.name, functions)
+		}
+		covered := map[string][]string{}
+		for _, a := range alarms {
+			m := a.str("metric_name")
+			covered[m] = append(covered[m], a.str("dimensions", "FunctionName"))
+			if m == emf.OldestLiveTaskAge {
+				if got := a.str("namespace"); got != emf.Namespace {
+					c.errorf("%s: %s: namespace %q, want %q (internal/emf)", p.name, a.addr, got, emf.Namespace)
+				}
+				// The reconciler's EMF line carries the metric with the State
+				// dimension and without; both carry the deployment's
+				// Deployment dimension (DEPLOYMENT_NAME), and the alarm
+				// watches this deployment's total (issue 12 #6).
+				checkDeploymentDimension(c, p, a)
+			}
+		}
+		for _, metric := range []string{"Errors", "Throttles"} {
+			got := covered[metric]
+			sort.Strings(got)
+			if !reflect.DeepEqual(got, functions) {
+				c.errorf("%s: %s alarms cover %v, want %v", p.name, metric, got, functions)
+			}
+		}
+		for _, metric := range []string{"ExecutionFailed", emf.OldestLiveTaskAge} {
+			if len(covered[metric]) == 0 {
+				c.errorf("%s: no %s alarm", p.name, metric)
+			}
+		}
 	}
 }
+
+// workQueue returns the planned work queue and its DLQ.
+func workQueue(c *checker, p *examplePlan) (queue, dlq resource, ok bool) {
+	for _, q := range p.of("work-queue", "aws_sqs_queue") {
+		switch {
+		case strings.HasSuffix(q.addr, ".this"):
+			queue = q
+		case strings.HasSuffix(q.addr, ".dlq"):
+			dlq = q
+		}
+	}
+	if queue.addr == "" || dlq.addr == "" {
+		c.errorf("%s: the work queue and its DLQ are not planned", p.name)
+		return queue, dlq, false
+	}
+	return queue, dlq, true
+}
+
+// checkDLQRetention: a DLQ keeps messages longer than its source queue,
+// because expiry counts from the original enqueue time; equal retention
+// fails the plan.
+func checkDLQRetention(c *checker) {
+	for _, p := range c.plans() {
+		q, d, ok := workQueue(c, p)
+		if !ok {
+			continue
+		}
+		qr, ok1 := q.num("message_retention_seconds")
+		dr, ok2 := d.num("message_retention_seconds")
+		if !ok1 || !ok2 || dr <= qr {
+			c.errorf("%s: DLQ retention %v is not greater than queue retention %v", p.name, d.get("message_retention_seconds"), q.get("message_retention_seconds"))
+		}
+	}
+	c.planFails("equal_retention", "Resource precondition failed", true, "work-queue: equal queue and DLQ retention")
+}
+
+// scraper returns the planned scraper function and its event source
+// mapping.
+func scraper(c *checker, p *examplePlan) (fn, esm resource, ok bool) {
+	for _, r := range p.resources {
+		if !strings.HasSuffix(r.module, "module.scraper") {
+			continue
+		}
+		switch r.typ {
+		case "aws_lambda_function":
+			fn = r
+		case "aws_lambda_event_source_mapping":
+			if esm.addr != "" {
+				c.errorf("%s: the scraper has more than one event source mapping", p.name)
+			}
+			esm = r
+		}
+	}
+	if fn.addr == "" || esm.addr == "" {
+		c.errorf("%s: the scraper and its event source mapping are not planned", p.name)
+		return fn, esm, false
+	}
+	return fn, esm, true
+}
+
+// checkVisibilityTimeout: the work queue's visibility timeout is at least
+// six times the scraper's timeout (+ batching window), as planned, and
+// enforced at plan time.
+func checkVisibilityTimeout(c *checker) {
+	for _, p := range c.plans() {
+		q, _, ok1 := workQueue(c, p)
+		fn, esm, ok2 := scraper(c, p)
+		if !ok1 || !ok2 {
+			continue
+		}
+		vis, _ := q.num("visibility_timeout_seconds")
+		timeout, _ := fn.num("timeout")
+		window, _ := esm.num("maximum_batching_window_in_seconds")
+		if vis < 6*timeout+window || timeout == 0 {
+			c.errorf("%s: visibility timeout %v < 6 x %v + %v", p.name, vis, timeout, window)
+		}
+	}
+	// The pipeline hands the scraper's timeout to the queue's check.
+	c.planFails("visibility_below_six_timeouts", "Resource precondition failed", true, "pipeline: visibility 2519 with scraper timeout 420")
+	c.planFails("visibility_six_timeouts", "", false, "pipeline: visibility 2520 with scraper timeout 420")
+}
+
+// checkReportBatchItemFailures: every SQS event source mapping reports
+// partial batch failures, and the scraper's mapping takes one message at a
+// time with a concurrency cap within its reserved concurrency.
+func checkReportBatchItemFailures(c *checker) {
+	for _, p := range c.plans() {
+		esms := p.of("*", "aws_lambda_event_source_mapping")
+		if len(esms) == 0 {
+			c.errorf("%s: no aws_lambda_event_source_mapping", p.name)
+		}
+		for _, e := range esms {
+			if types := strs(e.get("function_response_types")); !containsString(types, "ReportBatchItemFailures") {
+				c.errorf("%s: %s: function_response_types %v lacks ReportBatchItemFailures", p.name, e.addr, types)
+			}
+		}
+		fn, esm, ok := scraper(c, p)
+		if !ok {
+			continue
+		}
+		if n, ok := esm.num("batch_size"); !ok || n != 1 {
+			c.errorf("%s: scraper batch_size %v, want 1", p.name, esm.get("batch_size"))
+		}
+		if n, ok := esm.num("maximum_batching_window_in_seconds"); !ok || n != 0 {
+			c.errorf("%s: scraper batching window %v, want 0", p.name, esm.get("maximum_batching_window_in_seconds"))
+		}
+		maxConc, ok1 := esm.num("scaling_config", 0, "maximum_concurrency")
+		reserved, ok2 := fn.num("reserved_concurrent_executions")
+		if !ok1 || !ok2 || reserved < maxConc {
+			c.errorf("%s: maximum_concurrency %v exceeds reserved concurrency %v", p.name, esm.get("scaling_config", 0, "maximum_concurrency"), fn.get("reserved_concurrent_executions"))
+		}
+	}
+}
+
+// --- the pipe's filter ------------------------------------------------------------
 
 // pendingPatterns is the default pipe filter (docs/aws-behaviour.md §1.3): new image
 // Pending, and an old image without status (INSERT) or with another status.
@@ -1095,7 +1037,8 @@ func canonicalSet(c *checker, patterns []string) []string {
 // checkPipeFilterDefault: by default the pipe dispatches exactly the
 // records whose task becomes Pending, without relying on eventName (whose
 // support in Pipes is unconfirmed), with the status attribute of the task
-// contract.
+// contract: the dispatch module's default, and the filters every example
+// (they keep the default) plans.
 func checkPipeFilterDefault(c *checker) {
 	want := canonicalSet(c, pendingPatterns)
 	for _, p := range want {
@@ -1103,66 +1046,38 @@ func checkPipeFilterDefault(c *checker) {
 			c.errorf("expected pattern %s does not use the task contract's names", p)
 		}
 	}
-	m := c.module("dispatch")
-	if m == nil {
-		return
-	}
-	b := m.variable("filter_patterns")
-	if b == nil {
-		c.errorf("dispatch: variable filter_patterns is missing")
-		return
-	}
-	def, _, err := variableDefault(b)
-	if !c.ok(err) {
-		return
-	}
-	patterns, ok := stringList(def)
-	if !ok {
-		c.errorf("dispatch: filter_patterns default is not a list of strings")
-		return
-	}
-	got := canonicalSet(c, patterns)
-	if !reflect.DeepEqual(got, want) {
-		c.errorf("dispatch: filter_patterns default is %v, want %v", got, want)
-	}
-	for _, p := range patterns {
-		if strings.Contains(p, "eventName") {
-			c.errorf("dispatch: default filter %s relies on eventName", p)
-		}
-	}
-	// As deployed (examples keep the default): the pipe's filters are the
-	// default patterns.
-	for _, pi := range pipeInstances(c) {
-		if !strings.HasPrefix(pi.s.label(), "examples/") {
-			continue
-		}
-		sp, err := pi.s.block(pi.inst.body(), "source_parameters")
-		if !c.ok(err) {
-			continue
-		}
-		fc, err := pi.s.block(sp, "filter_criteria")
-		if !c.ok(err) {
-			continue
-		}
-		filters, err := pi.s.blocks(fc, "filter")
-		if !c.ok(err) {
-			continue
-		}
-		var deployed []string
-		for _, f := range filters {
-			v, err := pi.s.attr(f, "pattern")
-			if s, ok := str(v); c.ok(err) && ok {
-				deployed = append(deployed, s)
+	checked := false
+	for _, p := range c.plans() {
+		if !checked {
+			checked = true
+			v := p.moduleConfig("dispatch")
+			if v == nil || v.Variables["filter_patterns"] == nil {
+				c.errorf("dispatch: variable filter_patterns is missing")
+			} else {
+				def := strs(v.Variables["filter_patterns"].Default)
+				if got := canonicalSet(c, def); !reflect.DeepEqual(got, want) {
+					c.errorf("dispatch: filter_patterns default is %v, want %v", got, want)
+				}
+				for _, f := range def {
+					if strings.Contains(f, "eventName") {
+						c.errorf("dispatch: default filter %s relies on eventName", f)
+					}
+				}
 			}
 		}
-		if got := canonicalSet(c, deployed); !reflect.DeepEqual(got, want) {
-			c.errorf("%s: deployed filters %v, want the default %v", pi.s.label(), got, want)
+		for _, pipe := range p.of("dispatch", "aws_pipes_pipe") {
+			if got := canonicalSet(c, filters(pipe)); !reflect.DeepEqual(got, want) {
+				c.errorf("%s: planned filters %v, want the default %v", p.name, got, want)
+			}
 		}
 	}
 }
 
-// checkTableMatchesStore: the task-table module declares exactly the key
-// schema and indexes internal/dynamostore uses.
+// --- the table -----------------------------------------------------------------------
+
+// checkTableMatchesStore: the planned table has exactly the key schema,
+// indexes and TTL attribute internal/dynamostore uses, and the functions
+// are told the index names it uses.
 func checkTableMatchesStore(c *checker) {
 	in := dynamostore.TableInput("contract")
 	wantAttrs := map[string]string{}
@@ -1185,109 +1100,87 @@ func checkTableMatchesStore(c *checker) {
 	}
 	wantHash := *in.KeySchema[0].AttributeName
 
-	for _, s := range c.scopesOf("task-table") {
-		insts := mustInstances(c, s, "aws_dynamodb_table")
-		if len(insts) != 1 {
-			c.errorf("%s: want one aws_dynamodb_table, found %d", s.label(), len(insts))
+	for _, p := range c.plans() {
+		tables := p.of("task-table", "aws_dynamodb_table")
+		if len(tables) != 1 {
+			c.errorf("%s: want one aws_dynamodb_table, found %d", p.name, len(tables))
 			continue
 		}
-		t := insts[0].body()
-		expect := func(name, want string) {
-			v, err := s.attr(t, name)
-			if got, _ := str(v); err != nil || got != want {
-				c.errorf("%s: %s is %s, want %q", s.label(), name, v.GoString(), want)
+		t := tables[0]
+		for name, want := range map[string]string{
+			"hash_key":         wantHash,
+			"billing_mode":     string(in.BillingMode),
+			"stream_view_type": string(in.StreamSpecification.StreamViewType),
+		} {
+			if got := t.str(name); got != want {
+				c.errorf("%s: %s is %q, want %q", p.name, name, got, want)
 			}
 		}
-		expect("hash_key", wantHash)
-		expect("billing_mode", string(in.BillingMode))
-		expect("stream_view_type", string(in.StreamSpecification.StreamViewType))
-		if v, err := s.attr(t, "stream_enabled"); err != nil || !known(v) || !v.True() {
-			c.errorf("%s: stream_enabled must be true", s.label())
+		if t.get("stream_enabled") != true {
+			c.errorf("%s: stream_enabled must be true", p.name)
 		}
-		if _, ok := t.Attributes["range_key"]; ok {
-			c.errorf("%s: the store's table has no range key", s.label())
+		if t.set("range_key") {
+			c.errorf("%s: the store's table has no range key", p.name)
 		}
-
+		if got := t.str("ttl", 0, "attribute_name"); t.get("ttl", 0, "enabled") == true && got != dynamostore.AttrExpiresAt {
+			c.errorf("%s: TTL on %q, want %q", p.name, got, dynamostore.AttrExpiresAt)
+		}
+		if tt := p.moduleConfig("task-table"); tt == nil || tt.Variables["ttl_attribute_name"] == nil || tt.Variables["ttl_attribute_name"].Default != dynamostore.AttrExpiresAt {
+			c.errorf("task-table: ttl_attribute_name does not default to %q", dynamostore.AttrExpiresAt)
+		}
 		gotAttrs := map[string]string{}
-		attrs, err := s.blocks(t, "attribute")
-		if !c.ok(err) {
-			continue
-		}
-		for _, a := range attrs {
-			n, _ := s.attr(a, "name")
-			ty, _ := s.attr(a, "type")
-			ns, _ := str(n)
-			ts, _ := str(ty)
-			gotAttrs[ns] = ts
+		attrs, _ := t.get("attribute").([]any)
+		for i := range attrs {
+			gotAttrs[t.str("attribute", i, "name")] = t.str("attribute", i, "type")
 		}
 		if !reflect.DeepEqual(gotAttrs, wantAttrs) {
-			c.errorf("%s: attributes %v, want %v", s.label(), gotAttrs, wantAttrs)
+			c.errorf("%s: attributes %v, want %v", p.name, gotAttrs, wantAttrs)
 		}
-
 		gotGSI := map[string]gsi{}
-		gsis, err := s.blocks(t, "global_secondary_index")
-		if !c.ok(err) {
-			continue
-		}
-		for _, g := range gsis {
-			get := func(name string) string {
-				v, _ := s.attr(g, name)
-				out, _ := str(v)
-				return out
-			}
+		gsis, _ := t.get("global_secondary_index").([]any)
+		for i := range gsis {
+			get := func(name string) string { return t.str("global_secondary_index", i, name) }
 			got := gsi{projection: get("projection_type")}
 			// 6.x: key_schema blocks; hash_key and range_key are
 			// deprecated and must not be used (issue 12 #12).
 			if get("hash_key") != "" || get("range_key") != "" {
-				c.errorf("%s: index %s uses the deprecated hash_key/range_key", s.label(), get("name"))
+				c.errorf("%s: index %s uses the deprecated hash_key/range_key", p.name, get("name"))
 			}
-			keys, err := s.blocks(g, "key_schema")
-			if !c.ok(err) {
-				continue
-			}
-			for _, k := range keys {
-				n, _ := s.attr(k, "attribute_name")
-				ty, _ := s.attr(k, "key_type")
-				ns, _ := str(n)
-				switch ts, _ := str(ty); ts {
+			keys, _ := t.get("global_secondary_index", i, "key_schema").([]any)
+			for k := range keys {
+				name := t.str("global_secondary_index", i, "key_schema", k, "attribute_name")
+				switch typ := t.str("global_secondary_index", i, "key_schema", k, "key_type"); typ {
 				case "HASH":
-					got.hash = ns
+					got.hash = name
 				case "RANGE":
-					got.rng = ns
+					got.rng = name
 				default:
-					c.errorf("%s: index %s: key_type %q", s.label(), get("name"), ts)
+					c.errorf("%s: index %s: key_type %q", p.name, get("name"), typ)
 				}
 			}
 			gotGSI[get("name")] = got
 		}
 		if !reflect.DeepEqual(gotGSI, wantGSI) {
-			c.errorf("%s: global secondary indexes %v, want %v", s.label(), gotGSI, wantGSI)
+			c.errorf("%s: global secondary indexes %v, want %v", p.name, gotGSI, wantGSI)
 		}
-	}
-	if m := c.module("task-table"); m != nil {
-		if b := m.variable("ttl_attribute_name"); b != nil {
-			def, _, err := variableDefault(b)
-			if got, _ := str(def); !c.ok(err) || got != dynamostore.AttrExpiresAt {
-				c.errorf("task-table: ttl_attribute_name defaults to %q, want %q", got, dynamostore.AttrExpiresAt)
+		// The index names reach the functions through the module's outputs.
+		tt := p.moduleConfig("task-table")
+		for _, out := range []struct{ output, local, want string }{
+			{"live_index_name", "live_index_name", dynamostore.IndexLive},
+			{"by_run_index_name", "by_run_index_name", dynamostore.IndexByRun},
+		} {
+			if tt == nil || tt.Outputs[out.output] == nil {
+				c.errorf("task-table: output %s is missing", out.output)
+				continue
 			}
-		} else {
-			c.errorf("task-table: variable ttl_attribute_name is missing")
-		}
-		for _, out := range []struct{ output, want string }{{"live_index_name", dynamostore.IndexLive}, {"by_run_index_name", dynamostore.IndexByRun}} {
-			for _, s := range c.scopesOf("task-table") {
-				o := m.output(out.output)
-				if o == nil {
-					c.errorf("task-table: output %s is missing", out.output)
-					break
-				}
-				v, err := s.eval(o.Body.Attributes["value"].Expr, nil)
-				if got, _ := str(v); !c.ok(err) || got != out.want {
-					c.errorf("%s: output %s is %q, want %q", s.label(), out.output, got, out.want)
-				}
+			if _, ok := gotGSI[out.want]; !ok {
+				c.errorf("%s: output %s: no index %q planned", p.name, out.output, out.want)
 			}
 		}
 	}
 }
+
+// --- the functions -------------------------------------------------------------------
 
 // lambdaEnvKeys are the variables every function receives, named by the
 // Go code that reads them.
@@ -1297,71 +1190,28 @@ var lambdaEnvKeys = []string{
 	handler.EnvTableName, handler.EnvVisibilityTimeoutSecs, handler.EnvWorkDLQURL, handler.EnvWorkQueueURL,
 }
 
-// envNumber reads a numeric environment value.
-func envNumber(env cty.Value, key string) (float64, bool) {
-	s, ok := str(attrOf(env, key))
-	if !ok {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	return f, err == nil
-}
-
 // getenv turns a planned environment into an os.Getenv stand-in. Values
 // known only after apply (queue URLs) read as a well-formed placeholder.
-func getenv(env cty.Value) func(string) string {
+func getenv(fn resource) func(string) string {
+	vars := []any{"environment", 0, "variables"}
 	return func(key string) string {
-		if env == cty.NilVal || !env.IsKnown() || env.IsNull() || !env.Type().IsMapType() && !env.Type().IsObjectType() {
-			return ""
+		if s, ok := fn.get(at(vars, key)...).(string); ok {
+			return s
 		}
-		var v cty.Value
-		if env.Type().IsMapType() {
-			if !env.HasIndex(cty.StringVal(key)).True() {
-				return ""
-			}
-			v = env.Index(cty.StringVal(key))
-		} else {
-			v = attrOf(env, key)
-		}
-		if v == cty.NilVal || v.IsNull() {
-			return ""
-		}
-		if !v.IsKnown() {
+		if fn.isUnknown(at(vars, key)...) {
 			return "https://sqs.eu-west-1.amazonaws.com/123456789012/known-after-apply"
 		}
-		return v.AsString()
+		return ""
 	}
 }
 
 // checkLambdaEnvironment: every function gets the runtime settings, the
 // Go code that reads them accepts what Terraform plans, and the grace
 // periods respect the queue: the Running grace exceeds the visibility
-// timeout (no race with SQS redelivery) and the lease outlives an
-// invocation. Production never allows private networks by default.
+// timeout (no race with SQS redelivery; a plan that breaks it fails) and
+// the lease outlives an invocation. Production never allows private
+// networks by default.
 func checkLambdaEnvironment(c *checker) {
-	for _, s := range c.scopesOf("pipeline") {
-		env := s.locals["environment"]
-		for _, k := range lambdaEnvKeys {
-			if attrOf(env, k) == cty.NilVal {
-				c.errorf("%s: environment lacks %s", s.label(), k)
-			}
-		}
-		vis, _ := number(s.vars["visibility_timeout_seconds"])
-		timeout, _ := number(s.vars["scraper_timeout"])
-		if g, ok := envNumber(env, handler.EnvRunningGraceSeconds); !ok || g <= vis {
-			c.errorf("%s: RUNNING_GRACE_SECONDS %v must exceed the visibility timeout %v", s.label(), g, vis)
-		}
-		if l, ok := envNumber(env, handler.EnvLeaseSeconds); !ok || l <= timeout {
-			c.errorf("%s: LEASE_SECONDS %v must exceed the scraper timeout %v", s.label(), l, timeout)
-		}
-		failed, err := s.preconditionErrors("aws_scheduler_schedule", "reconciler")
-		if c.ok(err) && len(failed) > 0 {
-			c.errorf("%s: schedule preconditions fail: %v", s.label(), failed)
-		}
-	}
-
-	// The functions' start-up configuration parsers accept the planned
-	// environment of every deployed function.
 	parsers := map[string]func(func(string) string) error{
 		"module.scraper": func(g func(string) string) error {
 			_, err := handler.ScraperConfigFromEnv(g)
@@ -1377,96 +1227,104 @@ func checkLambdaEnvironment(c *checker) {
 		},
 	}
 	parsed := 0
-	for _, s := range c.scopesOf("go-lambda") {
-		idx := strings.LastIndex(s.path, "module.")
-		if idx < 0 || !strings.Contains(s.path, "pipeline") {
-			continue // the module on its own has no pipeline environment
-		}
-		parse, ok := parsers[s.path[idx:]]
+	for _, p := range c.plans() {
+		q, _, ok := workQueue(c, p)
 		if !ok {
-			c.errorf("%s: unexpected function module", s.label())
 			continue
 		}
-		for _, inst := range mustInstances(c, s, "aws_lambda_function") {
-			envBlock, err := s.block(inst.body(), "environment")
-			if !c.ok(err) {
-				continue
-			}
-			vars, err := s.attr(envBlock, "variables")
-			if !c.ok(err) {
+		vis, _ := q.num("visibility_timeout_seconds")
+		for _, fn := range p.of("go-lambda", "aws_lambda_function") {
+			where := p.name + ": " + fn.addr
+			parse, ok := parsers[fn.module[strings.LastIndex(fn.module, "module."):]]
+			if !ok {
+				c.errorf("%s: unexpected function module", where)
 				continue
 			}
 			parsed++
+			env := getenv(fn)
 			for _, k := range lambdaEnvKeys {
-				if getenv(vars)(k) == "" {
-					c.errorf("%s: function environment lacks %s", s.label(), k)
+				if env(k) == "" {
+					c.errorf("%s: environment lacks %s", where, k)
 				}
 			}
-			if err := parse(getenv(vars)); err != nil {
-				c.errorf("%s: the function rejects its planned environment: %v", s.label(), err)
+			if err := parse(env); err != nil {
+				c.errorf("%s: the function rejects its planned environment: %v", where, err)
+			}
+			if g, err := strconv.ParseFloat(env(handler.EnvRunningGraceSeconds), 64); err != nil || g <= vis {
+				c.errorf("%s: RUNNING_GRACE_SECONDS %s must exceed the visibility timeout %v", where, env(handler.EnvRunningGraceSeconds), vis)
+			}
+			if strings.HasSuffix(fn.module, "module.scraper") {
+				timeout, _ := fn.num("timeout")
+				if l, err := strconv.ParseFloat(env(handler.EnvLeaseSeconds), 64); err != nil || l <= timeout {
+					c.errorf("%s: LEASE_SECONDS %s must exceed the scraper timeout %v", where, env(handler.EnvLeaseSeconds), timeout)
+				}
 			}
 			// The Go runtime's soft limit follows the memory size (issue 15
 			// item 1), below it.
-			mem, err := s.attr(inst.body(), "memory_size")
-			if mb, ok := number(mem); c.ok(err) && ok {
-				if got, want := getenv(vars)("GOMEMLIMIT"), fmt.Sprintf("%dMiB", int(mb*0.8)); got != want {
-					c.errorf("%s: GOMEMLIMIT %q, want %q for %v MB", s.label(), got, want, mb)
+			if mb, ok := fn.num("memory_size"); ok {
+				if got, want := env("GOMEMLIMIT"), fmt.Sprintf("%dMiB", int(mb*0.8)); got != want {
+					c.errorf("%s: GOMEMLIMIT %q, want %q for %v MB", where, got, want, mb)
 				}
 			}
+			if p.name != "examples/local" && env(handler.EnvAllowPrivateNetworks) != "false" {
+				c.errorf("%s: %s is %q, want false outside the local cloud", where, handler.EnvAllowPrivateNetworks, env(handler.EnvAllowPrivateNetworks))
+			}
+		}
+		if pl := p.moduleConfig("pipeline"); pl == nil || pl.Variables["allow_private_networks"] == nil || pl.Variables["allow_private_networks"].Default != false {
+			c.errorf("pipeline: allow_private_networks must default to false")
 		}
 	}
 	if parsed == 0 {
 		c.errorf("no function environment checked")
 	}
-
-	if m := c.module("pipeline"); m != nil {
-		b := m.variable("allow_private_networks")
-		if b == nil {
-			c.errorf("pipeline: variable allow_private_networks is missing")
-		} else if def, _, err := variableDefault(b); !c.ok(err) || !known(def) || def.True() {
-			c.errorf("pipeline: allow_private_networks must default to false")
-		}
-		// Setting a Running grace at or below the visibility timeout fails the plan.
-		s, err := c.r.loader.newScope(m, "pipeline(grace)", map[string]cty.Value{
-			"name":                  cty.StringVal("contract"),
-			"dist_dir":              cty.StringVal("/dist"),
-			"running_grace_seconds": cty.NumberIntVal(5400),
-		})
-		if c.ok(err) {
-			failed, err := s.preconditionErrors("aws_scheduler_schedule", "reconciler")
-			if c.ok(err) && len(failed) == 0 {
-				c.errorf("pipeline: a Running grace equal to the visibility timeout passes the preconditions")
-			}
-		}
-	}
+	c.planFails("grace_equals_visibility", "Resource precondition failed", true, "pipeline: a Running grace equal to the visibility timeout")
 }
 
-// checkProductionDefaults: the pipeline's defaults are the production
-// numbers of seed 001 (docs/design.md §1).
+// checkProductionDefaults: the complete example, which keeps the module
+// defaults, plans the production numbers of seed 001 (docs/design.md §1).
 func checkProductionDefaults(c *checker) {
-	m := c.module("pipeline")
-	if m == nil {
+	for _, p := range c.plans() {
+		if p.name != "examples/complete" {
+			continue
+		}
+		q, d, ok1 := workQueue(c, p)
+		fn, esm, ok2 := scraper(c, p)
+		if !ok1 || !ok2 {
+			return
+		}
+		for _, v := range []struct {
+			what string
+			r    resource
+			path []any
+			want float64
+		}{
+			{"scraper timeout", fn, []any{"timeout"}, 420},
+			{"scraper reserved concurrency", fn, []any{"reserved_concurrent_executions"}, 140},
+			{"scraper maximum concurrency", esm, []any{"scaling_config", 0, "maximum_concurrency"}, 140},
+			{"visibility timeout", q, []any{"visibility_timeout_seconds"}, 90 * 60},
+			{"work queue retention", q, []any{"message_retention_seconds"}, 4 * 86400},
+			{"work DLQ retention", d, []any{"message_retention_seconds"}, 14 * 86400},
+		} {
+			if got, ok := v.r.num(v.path...); !ok || got != v.want {
+				c.errorf("%s: %s is %v, want %v", p.name, v.what, v.r.get(v.path...), v.want)
+			}
+		}
+		// The redrive policy names the DLQ's ARN, so it is known only after
+		// apply: the default that reaches it.
+		var mrc any
+		for _, kind := range []string{"pipeline", "work-queue"} {
+			if m := p.moduleConfig(kind); mrc == nil && m != nil && m.Variables["max_receive_count"] != nil {
+				mrc = m.Variables["max_receive_count"].Default
+			}
+		}
+		if mrc != 3.0 {
+			c.errorf("max_receive_count defaults to %v, want 3", mrc)
+		}
+		schedules := p.of("*", "aws_scheduler_schedule")
+		if len(schedules) != 1 || schedules[0].str("schedule_expression") != "rate(5 minutes)" {
+			c.errorf("%s: reconciler schedule %v, want rate(5 minutes)", p.name, schedules)
+		}
 		return
 	}
-	for name, want := range map[string]float64{
-		"scraper_timeout":                    420,
-		"visibility_timeout_seconds":         90 * 60,
-		"message_retention_seconds":          4 * 86400,
-		"work_dlq_message_retention_seconds": 14 * 86400,
-		"max_receive_count":                  3,
-		"scraper_maximum_concurrency":        140,
-		"scraper_reserved_concurrency":       140,
-	} {
-		if got, ok := defaultNumber(c, m, name); ok && got != want {
-			c.errorf("pipeline: %s defaults to %v, want %v", name, got, want)
-		}
-	}
-	if b := m.variable("reconciler_schedule_expression"); b != nil {
-		def, _, err := variableDefault(b)
-		if got, _ := str(def); !c.ok(err) || got != "rate(5 minutes)" {
-			c.errorf("pipeline: reconciler_schedule_expression defaults to %q, want rate(5 minutes)", got)
-		}
-	} else {
-		c.errorf("pipeline: variable reconciler_schedule_expression is missing")
-	}
+	c.errorf("examples/complete was not planned")
 }

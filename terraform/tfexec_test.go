@@ -3,6 +3,7 @@ package terraform_test
 import (
 	"archive/zip"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,6 +17,9 @@ import (
 func TestMain(m *testing.M) {
 	code := m.Run()
 	tfprovidertest.Cleanup()
+	if scratchRoot != "" {
+		_ = os.RemoveAll(scratchRoot)
+	}
 	os.Exit(code)
 }
 
@@ -24,20 +28,37 @@ func TestMain(m *testing.M) {
 func fakeDist(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
+	require.NoError(t, writeFakeDist(dir))
+	return dir
+}
+
+func writeFakeDist(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("fake dist: %w", err)
+	}
 	for _, fn := range []string{"scraper", "reconciler", "enrich"} {
 		for _, arch := range []string{"arm64", "amd64"} {
 			f, err := os.Create(filepath.Join(dir, fn+"-"+arch+".zip"))
-			require.NoError(t, err)
+			if err != nil {
+				return fmt.Errorf("fake dist: %w", err)
+			}
 			zw := zip.NewWriter(f)
 			w, err := zw.Create("bootstrap")
-			require.NoError(t, err)
-			_, err = w.Write([]byte("#!/bin/sh\n# " + fn + " " + arch + "\n"))
-			require.NoError(t, err)
-			require.NoError(t, zw.Close())
-			require.NoError(t, f.Close())
+			if err == nil {
+				_, err = w.Write([]byte("#!/bin/sh\n# " + fn + " " + arch + "\n"))
+			}
+			if err == nil {
+				err = zw.Close()
+			}
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return fmt.Errorf("fake dist: %w", err)
+			}
 		}
 	}
-	return dir
+	return nil
 }
 
 // workspace is a private copy of the terraform tree with one example
