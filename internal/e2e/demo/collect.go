@@ -22,6 +22,7 @@ import (
 	"github.com/taskpipe/taskpipe/internal/e2e/fixtureweb"
 	"github.com/taskpipe/taskpipe/internal/e2e/pricing"
 	"github.com/taskpipe/taskpipe/internal/emf"
+	"github.com/taskpipe/taskpipe/internal/handler"
 	"github.com/taskpipe/taskpipe/internal/task"
 )
 
@@ -201,22 +202,35 @@ type metricRef struct {
 func (r *runner) readMetrics(ctx context.Context) (Metrics, error) {
 	var m Metrics
 	pipe := map[string]string{"PipeName": r.outputs.PipeName}
+	// Every EMF series carries the deployment's Deployment dimension
+	// (DEPLOYMENT_NAME), so a "total" is the series of this deployment.
+	own := func(dims map[string]string) map[string]string {
+		d := r.outputs.LambdaEnv[handler.EnvDeployment]
+		if d == "" {
+			return dims
+		}
+		out := map[string]string{emf.DimDeployment: d}
+		for k, v := range dims {
+			out[k] = v
+		}
+		return out
+	}
 	refs := []metricRef{
-		{emf.Namespace, emf.TasksFinished, nil, &m.Finished},
-		{emf.Namespace, emf.TasksFailed, nil, &m.Failed},
-		{emf.Namespace, emf.TasksFailed, map[string]string{emf.DimErrorKind: string(task.KindFatal)}, &m.FailedFatal},
-		{emf.Namespace, emf.TasksFailed, map[string]string{emf.DimErrorKind: string(task.KindExhausted)}, &m.FailedExhausted},
-		{emf.Namespace, emf.TasksReleased, nil, &m.Released},
-		{emf.Namespace, emf.DuplicatesSkipped, nil, &m.DuplicatesSkipped},
-		{emf.Namespace, emf.ClaimsSkipped, nil, &m.ClaimsSkipped},
-		{emf.Namespace, emf.StaleClaims, nil, &m.StaleClaims},
-		{emf.Namespace, emf.PoisonForwarded, nil, &m.PoisonForwarded},
-		{emf.Namespace, emf.MessagesRetried, nil, &m.MessagesRetried},
-		{emf.Namespace, emf.Redispatched, nil, &m.Redispatched},
-		{emf.Namespace, emf.StuckFailed, nil, &m.StuckFailed},
-		{emf.Namespace, emf.ReconcileIncomplete, nil, &m.ReconcileIncomplete},
-		{emf.Namespace, emf.EnrichDropped, nil, &m.EnrichDropped},
-		{emf.Namespace, emf.KeyPagesSkipped, nil, &m.KeyPagesSkipped},
+		{emf.Namespace, emf.TasksFinished, own(nil), &m.Finished},
+		{emf.Namespace, emf.TasksFailed, own(nil), &m.Failed},
+		{emf.Namespace, emf.TasksFailed, own(map[string]string{emf.DimErrorKind: string(task.KindFatal)}), &m.FailedFatal},
+		{emf.Namespace, emf.TasksFailed, own(map[string]string{emf.DimErrorKind: string(task.KindExhausted)}), &m.FailedExhausted},
+		{emf.Namespace, emf.TasksReleased, own(nil), &m.Released},
+		{emf.Namespace, emf.DuplicatesSkipped, own(nil), &m.DuplicatesSkipped},
+		{emf.Namespace, emf.ClaimsSkipped, own(nil), &m.ClaimsSkipped},
+		{emf.Namespace, emf.StaleClaims, own(nil), &m.StaleClaims},
+		{emf.Namespace, emf.PoisonForwarded, own(nil), &m.PoisonForwarded},
+		{emf.Namespace, emf.MessagesRetried, own(nil), &m.MessagesRetried},
+		{emf.Namespace, emf.Redispatched, own(nil), &m.Redispatched},
+		{emf.Namespace, emf.StuckFailed, own(nil), &m.StuckFailed},
+		{emf.Namespace, emf.ReconcileIncomplete, own(nil), &m.ReconcileIncomplete},
+		{emf.Namespace, emf.EnrichDropped, own(nil), &m.EnrichDropped},
+		{emf.Namespace, emf.KeyPagesSkipped, own(nil), &m.KeyPagesSkipped},
 		{"AWS/EventBridge/Pipes", "EventCount", pipe, &m.PipeEvents},
 		{"AWS/EventBridge/Pipes", "Invocations", pipe, &m.PipeInvocations},
 		{"AWS/EventBridge/Pipes", "ExecutionFailed", pipe, &m.PipeFailed},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/taskpipe/taskpipe/internal/localaws/emu"
 	"github.com/taskpipe/taskpipe/internal/localaws/emu/alarm"
+	"github.com/taskpipe/taskpipe/internal/localaws/emu/bucket"
 	"github.com/taskpipe/taskpipe/internal/localaws/emu/identity"
 )
 
@@ -30,6 +31,10 @@ type Account struct {
 	id         string
 	identity   *identity.Service
 	dashboards *alarm.Dashboards
+	// buckets: S3 bucket names are global, so one account's regions
+	// share them (a second region's CreateBucket of a name it holds
+	// fails): https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html
+	buckets *bucket.Service
 }
 
 // NewAccount returns the shared state of account id (default
@@ -45,6 +50,7 @@ func NewAccount(id string, now func() time.Time) *Account {
 		id:         id,
 		identity:   identity.New(identity.Options{AccountID: id, Now: now}),
 		dashboards: alarm.NewDashboards(),
+		buckets:    bucket.New(bucket.Options{Now: now}),
 	}
 }
 

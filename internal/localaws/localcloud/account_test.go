@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/stretchr/testify/require"
 
@@ -68,6 +70,24 @@ func TestAccountGlobalNames(t *testing.T) {
 	dash, err := cloudwatch.NewFromConfig(east).GetDashboard(ctx, &cloudwatch.GetDashboardInput{DashboardName: aws.String("taskpipe")})
 	require.NoError(t, err)
 	require.Equal(t, westBody, aws.ToString(dash.DashboardBody), "the second region silently replaced the first one's dashboard")
+
+	// Bucket names are global: a second region cannot create one the
+	// account already holds.
+	s3In := func(cfg aws.Config) *s3.Client {
+		return s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true })
+	}
+	bucketIn := func(region string) *s3.CreateBucketInput {
+		in := &s3.CreateBucketInput{Bucket: aws.String("taskpipe-docs")}
+		if region != "us-east-1" {
+			in.CreateBucketConfiguration = &s3types.CreateBucketConfiguration{LocationConstraint: s3types.BucketLocationConstraint(region)}
+		}
+		return in
+	}
+	_, err = s3In(east).CreateBucket(ctx, bucketIn("us-east-1"))
+	require.NoError(t, err)
+	_, err = s3In(west).CreateBucket(ctx, bucketIn("eu-west-1"))
+	require.Error(t, err, "the bucket name is taken in the account")
+	require.Regexp(t, "BucketAlreadyExists|BucketAlreadyOwnedByYou", err.Error())
 
 	for _, cfg := range []aws.Config{east, west} {
 		q, err := sqs.NewFromConfig(cfg).CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("tasks")})

@@ -187,7 +187,7 @@ func New(cfg Config) *Cloud {
 	c.streams = stream.New(c.tables, stream.Options{Now: cfg.Now})
 	c.events = eventbus.New()
 	c.identity = cfg.Account.identity
-	c.buckets = bucket.New(bucket.Options{Now: cfg.Now})
+	c.buckets = cfg.Account.buckets
 
 	c.router.Handle(emu.ServiceSQS, c.queue)
 	c.router.Handle(emu.ServiceDynamoDB, c.tables)

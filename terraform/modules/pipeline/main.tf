@@ -59,7 +59,11 @@ locals {
 
   # Bucket names are global: the default adds the account (at most 32 + 9 +
   # 12 of S3's 63 characters).
-  result_bucket_name = coalesce(var.result_bucket_name, lower("${var.name}-results-${local.account_id}"))
+  # Bucket names are global: the region keeps a second region's deployment
+  # of the same name apart, and <name> (32) + account (12) + region (14)
+  # fit S3's 63 characters.
+  # https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html
+  result_bucket_name = coalesce(var.result_bucket_name, lower("${var.name}-${local.account_id}-${local.region}"))
 
   reconciler_environment = merge(local.environment, {
     MAX_REDISPATCH = tostring(var.reconciler_max_redispatch)

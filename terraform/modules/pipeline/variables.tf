@@ -562,7 +562,7 @@ variable "oldest_live_task_age_threshold_seconds" {
 ################################################################################
 
 variable "result_bucket_name" {
-  description = "Name of the bucket of the site documents; null names it <name>-results-<account>-<region>."
+  description = "Name of the bucket of the site documents; null names it <name>-<account>-<region> (lowercase), unique per region of an account."
   type        = string
   default     = null
 }
