@@ -47,3 +47,24 @@ func TestReadmeTablesDetectDrift(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, stale)
 }
+
+// TestDesiredStateSaysWhereRecordsGo: a pipe stopped for longer than
+// maximum_record_age_in_seconds sends the older records to its DLQ when it
+// runs again, so desired_state's description must say so rather than
+// promise that records wait in the stream for 24 hours (issue 12 #8;
+// https://docs.aws.amazon.com/eventbridge/latest/pipes-reference/API_PipeSourceDynamoDBStreamParameters.html).
+func TestDesiredStateSaysWhereRecordsGo(t *testing.T) {
+	t.Parallel()
+	m, err := tfdoc.Load("modules/dispatch")
+	require.NoError(t, err)
+	for _, v := range m.Variables {
+		if v.Name != "desired_state" {
+			continue
+		}
+		require.Contains(t, v.Description, "maximum_record_age_in_seconds")
+		require.Contains(t, v.Description, "pipe DLQ")
+		require.NotContains(t, v.Description, "accumulat")
+		return
+	}
+	t.Fatal("dispatch has no desired_state variable")
+}
