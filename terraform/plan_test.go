@@ -195,20 +195,19 @@ func TestPlanProductionHardening(t *testing.T) {
 	})
 }
 
-// TestPlanWarnsAboutSecretLookingEnvironment: lambda_environment values are
-// plain text in plans and state, so a key that looks like a secret fails
-// the module's check (a warning); ordinary keys pass it (issue 15 #13).
-func TestPlanWarnsAboutSecretLookingEnvironment(t *testing.T) {
+// TestPlanRefusesSecretLookingEnvironment: lambda_environment values are
+// plain text in plans and state, so a key that looks like a secret is
+// refused at plan, and a secret's reference passes (issue 15 #13).
+func TestPlanRefusesSecretLookingEnvironment(t *testing.T) {
 	t.Parallel()
-	const check = "lambda_environment_holds_no_secrets"
 	tests := []struct {
-		name string
-		env  string
-		want tfjson.CheckStatus
+		name, env string
+		refused   bool
 	}{
-		{"Ordinary", `{ FEATURE_FLAGS = "a,b" }`, tfjson.CheckStatusPass},
-		{"ApiToken", `{ API_TOKEN = "x" }`, tfjson.CheckStatusFail},
-		{"DatabasePassword", `{ db_password = "x" }`, tfjson.CheckStatusFail},
+		{"Ordinary", `{ FEATURE_FLAGS = "a,b" }`, false},
+		{"SecretReference", `{ DB_PASSWORD_SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:111122223333:secret:db" }`, false},
+		{"ApiToken", `{ API_TOKEN = "x" }`, true},
+		{"DatabasePassword", `{ db_password = "x" }`, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -217,14 +216,17 @@ func TestPlanWarnsAboutSecretLookingEnvironment(t *testing.T) {
 				require.NoError(t, os.WriteFile(filepath.Join(tree, "examples", "minimal", "env_override.tf"),
 					[]byte("module \"pipeline\" {\n  lambda_environment = "+tt.env+"\n}\n"), 0o644))
 			})
-			plan := planOf(t, w, tt.name, map[string]any{"name": "env-check"})
-			var got tfjson.CheckStatus
-			for _, c := range plan.Checks {
-				if c.Address.Kind == tfjson.CheckKindCheckBlock && c.Address.Name == check {
-					got = c.Status
-				}
+			vars, err := json.Marshal(map[string]any{"name": "env-check", "dist_dir": w.dist})
+			require.NoError(t, err)
+			varFile := filepath.Join(t.TempDir(), "vars.tfvars.json")
+			require.NoError(t, os.WriteFile(varFile, vars, 0o644))
+			_, err = w.tf.Plan(context.Background(), tfexec.VarFile(varFile), tfexec.Lock(false), tfexec.Refresh(false))
+			if !tt.refused {
+				require.NoError(t, err)
+				return
 			}
-			require.Equal(t, tt.want, got, "status of check.%s", check)
+			require.Error(t, err)
+			require.Contains(t, err.Error(), "keys that look like secrets")
 		})
 	}
 }

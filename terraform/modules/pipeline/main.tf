@@ -74,17 +74,6 @@ locals {
   })
 }
 
-# Not a sensitive variable: that would hide every function's whole
-# environment, the pipeline's own settings included, from plan diffs. The
-# values are plain text in plans and state, so warn when a key looks like a
-# secret (issue 15 #13).
-check "lambda_environment_holds_no_secrets" {
-  assert {
-    condition     = length([for k in keys(var.lambda_environment) : k if can(regex("(?i)(secret|passw|token|api_?key|private_?key|credential)", k))]) == 0
-    error_message = "lambda_environment has keys that look like secrets (${join(", ", [for k in keys(var.lambda_environment) : k if can(regex("(?i)(secret|passw|token|api_?key|private_?key|credential)", k))])}): their values appear in plans and state. Store secrets in Secrets Manager or SSM Parameter Store and pass their names."
-  }
-}
-
 module "table" {
   source = "../task-table"
 

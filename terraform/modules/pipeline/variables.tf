@@ -278,9 +278,17 @@ variable "lambda_log_level" {
 }
 
 variable "lambda_environment" {
-  description = "Extra environment variables for every function; the pipeline's own variables (TABLE_NAME, ...) win on conflict. They appear in plans, in the state and to anyone who may read the function's configuration: no secrets (keep those in Secrets Manager or SSM Parameter Store and pass their names). A check warns about keys that look like secrets."
+  description = "Extra environment variables for every function; the pipeline's own variables (TABLE_NAME, ...) win on conflict. They appear in plans, in the state and to anyone who may read the function's configuration: no secrets (keep those in Secrets Manager or SSM Parameter Store and pass their names). Keys that look like secrets are refused; a key ending in _NAME, _ARN, _ID or _PATH (a secret's reference) is not."
   type        = map(string)
   default     = {}
+
+  # Not sensitive: that would hide every function's whole environment, the
+  # pipeline's own settings included, from plan diffs. A validation rather
+  # than a check block, which tfsec v1.26 cannot parse (issue 15 #13).
+  validation {
+    condition     = length([for k in keys(var.lambda_environment) : k if can(regex("(?i)(secret|passw|token|api_?key|private_?key|credential)", k)) && !can(regex("(?i)_(name|arn|id|path)$", k))]) == 0
+    error_message = "lambda_environment has keys that look like secrets: their values would appear in plans, the state and the function's configuration. Store secrets in Secrets Manager or SSM Parameter Store and pass their names (e.g. DB_PASSWORD_SECRET_ARN)."
+  }
 }
 
 variable "scraper_timeout" {

@@ -10,6 +10,8 @@ locals {
   use_kms = var.kms_key_arn != null
 }
 
+# tfsec:ignore:aws-s3-enable-bucket-logging -- Server access logs would need a second bucket per deployment; the objects are written only by the scraper's role (its PutObject is scoped to the prefix) and CloudTrail data events can be turned on per account.
+# tfsec:ignore:aws-s3-enable-versioning -- Off by default on purpose (enable_versioning): each object is rewritten with identical bytes by a retry or a duplicate delivery, and versions would keep every copy.
 resource "aws_s3_bucket" "this" {
   bucket        = var.name
   force_destroy = var.force_destroy
