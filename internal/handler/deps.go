@@ -10,12 +10,13 @@ import (
 	"github.com/taskpipe/taskpipe/internal/sqsqueue"
 )
 
-// PageScraper fetches one website and returns its site document
-// (*scrape.Client.Crawl). Errors are classified with task.KindOf:
+// PageScraper fetches one website and returns its site document;
+// *scrape.Client is one. The handler does not import scrape, so only the
+// scraper binary links the extractor. Errors are classified with task.KindOf:
 // task.KindFatal, task.KindRobots and task.KindOptOut fail the task with
 // that kind, anything else releases it for a retry.
 type PageScraper interface {
-	Scrape(ctx context.Context, rawURL string) (*site.Document, error)
+	Crawl(ctx context.Context, rawURL string) (*site.Document, error)
 }
 
 // ResultWriter stores a task's site document (site.Document JSON, as

@@ -102,7 +102,7 @@ func titled(title string) *site.Document {
 		Pages: []site.Page{{URL: "https://example.com/", FinalURL: "https://example.com/", Role: site.RoleStart, Status: 200, Title: title}}}
 }
 
-func (p *fakePages) Scrape(ctx context.Context, url string) (*site.Document, error) {
+func (p *fakePages) Crawl(ctx context.Context, url string) (*site.Document, error) {
 	p.mu.Lock()
 	p.urls = append(p.urls, url)
 	dl, _ := ctx.Deadline()

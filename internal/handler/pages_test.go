@@ -14,7 +14,7 @@ import (
 	"github.com/taskpipe/taskpipe/internal/task"
 )
 
-func TestScrapeClient(t *testing.T) {
+func TestScrapeClientIsAPageScraper(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/gone" {
@@ -29,13 +29,13 @@ func TestScrapeClient(t *testing.T) {
 	require.NoError(t, err)
 	c, err := scrape.New(scrape.Options{AllowAddrs: []netip.AddrPort{netip.MustParseAddrPort(u.Host)}, MaxAttempts: 1})
 	require.NoError(t, err)
-	pages := handler.ScrapeClient{Client: c}
+	var pages handler.PageScraper = c
 
-	got, err := pages.Scrape(t.Context(), srv.URL+"/")
+	got, err := pages.Crawl(t.Context(), srv.URL+"/")
 	require.NoError(t, err)
 	require.Equal(t, "Fixture shop", got.Pages[0].Title)
 	require.Equal(t, "Fixture shop", got.Name)
 
-	_, err = pages.Scrape(t.Context(), srv.URL+"/gone")
+	_, err = pages.Crawl(t.Context(), srv.URL+"/gone")
 	require.Equal(t, task.KindFatal, task.KindOf(err), "a 404 fails the task: %v", err)
 }

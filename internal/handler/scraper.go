@@ -15,7 +15,6 @@ import (
 
 	"github.com/taskpipe/taskpipe/internal/emf"
 	"github.com/taskpipe/taskpipe/internal/message"
-	"github.com/taskpipe/taskpipe/internal/scrape"
 	"github.com/taskpipe/taskpipe/internal/site"
 	"github.com/taskpipe/taskpipe/internal/sqsqueue"
 	"github.com/taskpipe/taskpipe/internal/task"
@@ -220,7 +219,7 @@ func (s *Scraper) process(ctx context.Context, log *slog.Logger, msg events.SQSM
 func (s *Scraper) work(ctx context.Context, log *slog.Logger, msg events.SQSMessage, t task.Task, token string) bool {
 	start := s.Now()
 	wctx, cancel := context.WithDeadline(ctx, s.workDeadline(ctx, start))
-	doc, err := s.Pages.Scrape(wctx, t.URL)
+	doc, err := s.Pages.Crawl(wctx, t.URL)
 	cancel()
 	latency := s.Now().Sub(start)
 	s.record(log, nil, emf.Milliseconds(emf.FetchLatency, latency))
@@ -365,6 +364,13 @@ func (s *Scraper) release(ctx context.Context, log *slog.Logger, msg events.SQSM
 	return true
 }
 
+// retryAfter is an error that carries a server's Retry-After
+// (*scrape.StatusError).
+type retryAfter interface {
+	error
+	RetryDelay() time.Duration
+}
+
 // backoff is the delay before the next delivery: RetryBackoff doubled per
 // receive (capped), or longer if the site asked for it.
 func (s *Scraper) backoff(receives int, cause error) time.Duration {
@@ -372,9 +378,9 @@ func (s *Scraper) backoff(receives int, cause error) time.Duration {
 	if s.RetryBackoff > 0 {
 		d = s.RetryBackoff << min(max(receives-1, 0), maxBackoffShift) // ×1, 2, 4, 8, 16
 	}
-	var se *scrape.StatusError
-	if errors.As(cause, &se) {
-		d = max(d, se.RetryAfter) // a 429 or 503 Retry-After
+	var ra retryAfter
+	if errors.As(cause, &ra) {
+		d = max(d, ra.RetryDelay()) // a 429 or 503 Retry-After
 	}
 	return d
 }

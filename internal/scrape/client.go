@@ -53,6 +53,10 @@ type StatusError struct {
 	RetryAfter time.Duration
 }
 
+// RetryDelay returns RetryAfter, for callers that classify errors by
+// behaviour rather than by this package's types.
+func (e *StatusError) RetryDelay() time.Duration { return e.RetryAfter }
+
 // Error implements error.
 func (e *StatusError) Error() string {
 	s := "status " + strconv.Itoa(e.Code)

@@ -42,7 +42,7 @@ func main() {
 	queue := sqs.NewFromConfig(awsCfg)
 	h := &handler.Scraper{
 		Store:        store,
-		Pages:        handler.ScrapeClient{Client: pages},
+		Pages:        pages,
 		Results:      results,
 		DLQ:          &sqsqueue.Forwarder{Client: queue, QueueURL: cfg.WorkDLQURL},
 		Visibility:   &sqsqueue.Visibility{Client: queue, QueueURL: cfg.WorkQueueURL},
