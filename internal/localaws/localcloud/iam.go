@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/taskpipe/taskpipe/internal/localaws/emu"
 	"github.com/taskpipe/taskpipe/internal/localaws/emu/access"
+	"github.com/taskpipe/taskpipe/internal/localaws/emu/bucket"
 	"github.com/taskpipe/taskpipe/internal/localaws/emu/queue"
 )
 
@@ -208,6 +210,15 @@ func (c *Cloud) requestChecks(r *http.Request, op emu.Op) ([]check, error) {
 			arn = fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", region, acct, name)
 		}
 		return []check{{"lambda:InvokeFunction", arn}}, nil
+	case emu.ServiceS3:
+		// The object calls a function makes; bucket configuration is the
+		// developer's (Terraform's) and not checked.
+		action := map[string]string{"PutObject": "s3:PutObject", "GetObject": "s3:GetObject", "DeleteObject": "s3:DeleteObject"}[op.Operation]
+		b, key := bucket.Target(r)
+		if action == "" || b == "" || key == "" {
+			return nil, nil
+		}
+		return []check{{action, "arn:aws:s3:::" + b + "/" + key}}, nil
 	default:
 		return nil, nil
 	}
@@ -348,6 +359,14 @@ func writeAccessDenied(w http.ResponseWriter, service, msg string) {
 	case emu.ServiceLambda:
 		w.Header().Set("X-Amzn-ErrorType", "AccessDeniedException")
 		writeJSONError(w, "application/json", http.StatusForbidden, "AccessDeniedException", "Message", msg)
+	case emu.ServiceS3:
+		// REST-XML: 403 with an <Error> document
+		// (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html).
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(http.StatusForbidden)
+		var b strings.Builder
+		_ = xml.EscapeText(&b, []byte(msg))                                                                                                              // a strings.Builder does not fail
+		_, _ = io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?>`+"\n<Error><Code>AccessDenied</Code><Message>"+b.String()+"</Message></Error>") // the client went away; nothing left to tell it
 	default: // logs, events: AWS JSON 1.1
 		writeJSONError(w, "application/x-amz-json-1.1", http.StatusBadRequest, "AccessDeniedException", "message", msg)
 	}

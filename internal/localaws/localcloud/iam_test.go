@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,6 +20,7 @@ import (
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/aws/aws-sdk-go-v2/service/pipes"
 	pipestypes "github.com/aws/aws-sdk-go-v2/service/pipes/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	schedtypes "github.com/aws/aws-sdk-go-v2/service/scheduler/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -61,6 +63,10 @@ type callerClient struct {
 func (c callerClient) Do(r *http.Request) (*http.Response, error) {
 	r = r.WithContext(emu.WithCaller(r.Context(), &emu.Caller{Function: c.fn, Instance: "i-1"}))
 	r.Host = r.URL.Host
+	if r.ContentLength > 0 && r.Header.Get("Content-Length") == "" {
+		// A transport would write it from ContentLength; S3 requires it.
+		r.Header.Set("Content-Length", strconv.FormatInt(r.ContentLength, 10))
+	}
 	rec := httptest.NewRecorder()
 	c.h.ServeHTTP(rec, r)
 	return rec.Result(), nil
@@ -155,6 +161,44 @@ func TestIAMFunctionCallsAsItsRole(t *testing.T) {
 	_, err = fd.ListTables(ctx, &dynamodb.ListTablesInput{})
 	require.Equal(t, "AccessDeniedException", apiError(t, err).ErrorCode())
 	require.Contains(t, apiError(t, err).ErrorMessage(), "dynamodb:ListTables on resource: *")
+
+	// Object writes are checked against the object's ARN (the scraper's
+	// s3:PutObject is scoped to its bucket's prefix).
+	s3Of := func(cfg aws.Config) *s3.Client {
+		return s3.NewFromConfig(cfg, func(o *s3.Options) {
+			o.UsePathStyle = true
+			o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
+		})
+	}
+	_, err = s3Of(admin).CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("docs")})
+	require.NoError(t, err)
+	_, err = s3Of(asFunction(c, admin, "worker")).PutObject(ctx, &s3.PutObjectInput{
+		Bucket: aws.String("docs"), Key: aws.String("runs/r/1.json.gz"), Body: strings.NewReader("x"), ContentLength: aws.Int64(1)})
+	ae = apiError(t, err)
+	require.Equal(t, "AccessDenied", ae.ErrorCode())
+	require.Contains(t, ae.ErrorMessage(), "is not authorized to perform: s3:PutObject on resource: arn:aws:s3:::docs/runs/r/1.json.gz because")
+}
+
+func TestIAMFunctionWritesItsPrefix(t *testing.T) {
+	t.Parallel()
+	c, admin := iamCloud(t)
+	ctx := context.Background()
+	role := createRole(t, admin, "writer", lambdaTrust, `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Action":"s3:PutObject","Resource":"arn:aws:s3:::docs/runs/*"}]}`)
+	createStubFunction(t, admin, "writer", role)
+	s3Of := func(cfg aws.Config) *s3.Client {
+		return s3.NewFromConfig(cfg, func(o *s3.Options) {
+			o.UsePathStyle = true
+			o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
+		})
+	}
+	_, err := s3Of(admin).CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("docs")})
+	require.NoError(t, err)
+	fs := s3Of(asFunction(c, admin, "writer"))
+	_, err = fs.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("docs"), Key: aws.String("runs/r/1.json.gz"), Body: strings.NewReader("x"), ContentLength: aws.Int64(1)})
+	require.NoError(t, err)
+	_, err = fs.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("docs"), Key: aws.String("other/1.json.gz"), Body: strings.NewReader("x"), ContentLength: aws.Int64(1)})
+	require.Equal(t, "AccessDenied", apiError(t, err).ErrorCode(), "outside the granted prefix")
 }
 
 func TestIAMOffAllowsEverything(t *testing.T) {

@@ -115,6 +115,15 @@ func (s *Service) OperationName(r *http.Request) string {
 	return op
 }
 
+// Target returns the bucket and object key a request addresses, path-style
+// or virtual-hosted ("" when it names none), for the local cloud's IAM
+// checks.
+func Target(r *http.Request) (bucketName, key string) {
+	c := r.Clone(r.Context())
+	virtualHost(c)
+	return splitPath(c.URL.Path)
+}
+
 // ServeHTTP implements http.Handler.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	virtualHost(r)
