@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/taskpipe/taskpipe/internal/dynamostore"
@@ -39,6 +40,7 @@ type clients struct {
 	ddb     *dynamodb.Client
 	sqs     *sqs.Client
 	streams *dynamodbstreams.Client
+	s3      *s3.Client
 }
 
 func (e *Env) clients(ctx context.Context) (*clients, error) {
@@ -53,6 +55,7 @@ func (e *Env) clients(ctx context.Context) (*clients, error) {
 		ddb:     dynamodb.NewFromConfig(cfg),
 		sqs:     sqs.NewFromConfig(cfg),
 		streams: dynamodbstreams.NewFromConfig(cfg),
+		s3:      s3.NewFromConfig(cfg),
 	}, nil
 }
 

@@ -25,6 +25,7 @@ const (
 	EnvWorkDLQURL      = "TASKPIPE_WORK_DLQ_URL"
 	EnvPipeDLQURL      = "TASKPIPE_PIPE_DLQ_URL"
 	EnvScraperFunction = "TASKPIPE_SCRAPER_FUNCTION"
+	EnvResultBucket    = "TASKPIPE_RESULT_BUCKET"
 	EnvLiveShards      = "TASKPIPE_LIVE_SHARDS"
 	EnvTFDir           = "TASKPIPE_TF_DIR"
 	// EnvTerraform names the terraform binary (the Makefile exports it).
@@ -41,7 +42,9 @@ const (
 	OutputLambdaEnv    = "lambda_environment"
 	// OutputScraperFunction names the scraper function (optout).
 	OutputScraperFunction = "scraper_function_name"
-	lambdaEnvShards       = "LIVE_SHARDS"
+	// OutputResultBucket names the bucket of the site documents (results).
+	OutputResultBucket = "result_bucket_name"
+	lambdaEnvShards    = "LIVE_SHARDS"
 )
 
 // setting is one resource name and where it may come from.
@@ -64,6 +67,7 @@ type resources struct {
 	workDLQ  setting
 	pipeDLQ  setting
 	scraper  setting
+	bucket   setting
 	shards   *int
 	outputs  map[string][]byte
 	resolved map[string]string
@@ -80,13 +84,14 @@ func (e *Env) addResources(fs *flag.FlagSet, use ...string) *resources {
 		OutputWorkDLQURL:      {what: "the work DLQ URL", flag: "work-dlq-url", env: EnvWorkDLQURL, output: OutputWorkDLQURL},
 		OutputPipeDLQURL:      {what: "the pipe DLQ URL", flag: "pipe-dlq-url", env: EnvPipeDLQURL, output: OutputPipeDLQURL},
 		OutputScraperFunction: {what: "the scraper function name", flag: "function", env: EnvScraperFunction, output: OutputScraperFunction},
+		OutputResultBucket:    {what: "the result bucket", flag: "bucket", env: EnvResultBucket, output: OutputResultBucket},
 	}
 	for _, name := range use {
 		s := all[name]
 		s.value = fs.String(s.flag, "", fmt.Sprintf("%s (or %s, or Terraform output %s)", s.what, s.env, s.output))
 	}
 	r.table, r.workQ, r.workDLQ, r.pipeDLQ = *all[OutputTable], *all[OutputWorkQueueURL], *all[OutputWorkDLQURL], *all[OutputPipeDLQURL]
-	r.scraper = *all[OutputScraperFunction]
+	r.scraper, r.bucket = *all[OutputScraperFunction], *all[OutputResultBucket]
 	if contains(use, OutputTable) {
 		r.shards = fs.Int("live-shards", 0, fmt.Sprintf("live-index shards per state (or %s, or LIVE_SHARDS in Terraform output %s; default %d)",
 			EnvLiveShards, OutputLambdaEnv, dynamostore.DefaultLiveShards))

@@ -2,14 +2,25 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/taskpipe/taskpipe/internal/s3store"
 	"github.com/taskpipe/taskpipe/internal/task"
 )
 
@@ -19,7 +30,7 @@ const resultsPage = 50
 
 var resultsHelp = help{
 	name:     "results",
-	synopsis: "RUN [--format jsonl|csv] [--state S[,S...]]",
+	synopsis: "RUN [--format jsonl|csv] [--state S[,S...]] [--documents=false] [--download DIR] [--bucket B]",
 	text: `
 Exports every task of RUN, in task-id (input line) order, page by page: its
 outcome (id, url, state, attempts, errorKind, lastError, finishedAt) and the
@@ -35,8 +46,19 @@ jsonl writes one JSON object per task (emails and socials as arrays). csv
 writes a header and one row per task; emails are joined with spaces and
 socials as network=url joined with spaces. A CSV cell that starts with =,
 +, - or @ gets a leading ' so that spreadsheets do not run scraped text as
-a formula.`,
+a formula.
+
+With jsonl, each task whose row names a stored site document (object) gets
+the document itself in "document", read from the result bucket (--bucket,
+TASKPIPE_RESULT_BUCKET or Terraform output result_bucket_name) and checked
+against the row's sha256; --documents=false leaves it out. --download DIR
+also writes each such object, as stored (gzip JSON), to DIR/<object key>,
+checked the same way; existing files are overwritten with the same bytes.`,
 }
+
+// maxDocumentBytes bounds one stored document read back (compressed and
+// decompressed): the scraper's documents are a few KiB to a few MiB.
+const maxDocumentBytes = 64 << 20
 
 // ResultRow is one exported task.
 type ResultRow struct {
@@ -71,6 +93,8 @@ type ResultRow struct {
 	Object      string `json:"object,omitempty"`
 	SHA256      string `json:"sha256,omitempty"`
 	ResultError string `json:"resultError,omitempty"`
+	// Document is the stored site document (jsonl with documents).
+	Document json.RawMessage `json:"document,omitempty"`
 }
 
 // Social is one social profile link of a result.
@@ -220,7 +244,9 @@ func (e *Env) Results(ctx context.Context, args []string) error {
 	fs := e.newFlagSet(resultsHelp)
 	format := fs.String("format", "jsonl", "output format: jsonl or csv")
 	stateFlag := fs.String("state", "", "only tasks in these states (comma-separated), e.g. Failed")
-	res := e.addResources(fs, OutputTable)
+	withDocs := fs.Bool("documents", true, "jsonl: add each task's stored site document from S3")
+	download := fs.String("download", "", "also write each stored document (gzip JSON) under `DIR`, by its object key")
+	res := e.addResources(fs, OutputTable, OutputResultBucket)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -244,6 +270,8 @@ func (e *Env) Results(ctx context.Context, args []string) error {
 		return err
 	}
 	run := pos[0]
+	docs := &documents{env: e, res: res, s3: c.s3, dir: *download}
+	fetch := *download != "" || (*format == "jsonl" && *withDocs)
 	bw := bufio.NewWriter(e.out())
 	var cw *csv.Writer
 	if *format == "csv" {
@@ -265,6 +293,16 @@ func (e *Env) Results(ctx context.Context, args []string) error {
 				continue
 			}
 			row := NewResultRow(t)
+			if fetch && row.Object != "" {
+				doc, err := docs.get(ctx, row)
+				if err != nil {
+					_ = flush(bw, cw)
+					return fmt.Errorf("results: task %s: %w", t.ID, err)
+				}
+				if *format == "jsonl" && *withDocs {
+					row.Document = doc
+				}
+			}
 			if cw != nil {
 				err = cw.Write(row.csvRecord())
 			} else {
@@ -286,7 +324,94 @@ func (e *Env) Results(ctx context.Context, args []string) error {
 	if seen == 0 {
 		return fmt.Errorf("results: run %s has no tasks (wrong run id?)", run)
 	}
-	fmt.Fprintf(e.errw(), "results: run %s: %d tasks exported\n", run, n)
+	fmt.Fprintf(e.errw(), "results: run %s: %d tasks exported", run, n)
+	if docs.n > 0 {
+		fmt.Fprintf(e.errw(), ", %d documents read (%d bytes stored)", docs.n, docs.bytes)
+		if *download != "" {
+			fmt.Fprintf(e.errw(), ", written under %s", *download)
+		}
+	}
+	fmt.Fprintln(e.errw())
+	return nil
+}
+
+// documents reads the stored site documents of a run's rows.
+type documents struct {
+	env      *Env
+	res      *resources
+	s3       *s3.Client
+	dir      string
+	bucket   string
+	n, bytes int
+}
+
+// get returns the decompressed document row.Object names, after checking
+// the stored bytes against row.SHA256; with a download directory it also
+// writes them there.
+func (d *documents) get(ctx context.Context, row ResultRow) (json.RawMessage, error) {
+	if d.bucket == "" {
+		b, err := d.res.get(ctx, d.res.bucket)
+		if err != nil {
+			return nil, fmt.Errorf("the row names a stored document; %w (or --documents=false)", err)
+		}
+		d.bucket = b
+	}
+	out, err := d.s3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(d.bucket), Key: aws.String(row.Object)})
+	if err != nil {
+		return nil, fmt.Errorf("get s3://%s/%s: %w", d.bucket, row.Object, err)
+	}
+	defer func() { _ = out.Body.Close() }() // read to the end or abandoned on error
+	stored, err := io.ReadAll(io.LimitReader(out.Body, maxDocumentBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read s3://%s/%s: %w", d.bucket, row.Object, err)
+	}
+	if len(stored) > maxDocumentBytes {
+		return nil, fmt.Errorf("s3://%s/%s is over %d bytes", d.bucket, row.Object, maxDocumentBytes)
+	}
+	if sum := sha256.Sum256(stored); row.SHA256 != "" && hex.EncodeToString(sum[:]) != row.SHA256 {
+		return nil, fmt.Errorf("s3://%s/%s: sha256 %x, the row says %s (the object changed after the task finished)", d.bucket, row.Object, sum, row.SHA256)
+	}
+	doc, err := s3store.Decompress(io.LimitReader(bytes.NewReader(stored), maxDocumentBytes))
+	if err != nil {
+		return nil, fmt.Errorf("s3://%s/%s: %w", d.bucket, row.Object, err)
+	}
+	if !json.Valid(doc) {
+		return nil, fmt.Errorf("s3://%s/%s is not JSON", d.bucket, row.Object)
+	}
+	if d.dir != "" {
+		if err := writeObject(d.dir, row.Object, stored); err != nil {
+			return nil, err
+		}
+	}
+	d.n++
+	d.bytes += len(stored)
+	return doc, nil
+}
+
+// writeObject writes body to dir/key through a temporary file, so a file
+// there is whole. The key comes from a task row: it must stay inside dir.
+func writeObject(dir, key string, body []byte) error {
+	if !filepath.IsLocal(key) {
+		return fmt.Errorf("download: object key %q would leave %s", key, dir)
+	}
+	path := filepath.Join(dir, filepath.FromSlash(key))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("download: %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".download-*")
+	if err != nil {
+		return fmt.Errorf("download: %w", err)
+	}
+	_, werr := f.Write(body)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		_ = os.Remove(f.Name()) // best effort: the error below is what matters
+		return fmt.Errorf("download: write %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		_ = os.Remove(f.Name())
+		return fmt.Errorf("download: %w", err)
+	}
 	return nil
 }
 

@@ -1,9 +1,12 @@
 package cli_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,11 +14,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go/middleware"
 	"github.com/stretchr/testify/require"
 
 	"github.com/taskpipe/taskpipe/internal/cli"
 	"github.com/taskpipe/taskpipe/internal/dynamostore"
+	"github.com/taskpipe/taskpipe/internal/s3store"
 	"github.com/taskpipe/taskpipe/internal/scrape"
 	"github.com/taskpipe/taskpipe/internal/task"
 )
@@ -275,4 +280,58 @@ func TestResultRowReadsCompactSummary(t *testing.T) {
 	require.Equal(t, "ab12", r.SHA256)
 	require.Empty(t, r.Emails)
 	require.Empty(t, r.ResultError)
+}
+
+// TestResultsDocumentsFromS3: jsonl carries each stored site document,
+// checked against the row's digest; --download writes the objects as
+// stored; a changed object or an unknown bucket is an error that names the
+// way out.
+func TestResultsDocumentsFromS3(t *testing.T) {
+	t.Parallel()
+	tc := newTestCloud(t)
+	ctx := context.Background()
+	client := s3.NewFromConfig(tc.cfg, func(o *s3.Options) { o.UsePathStyle = true })
+	_, err := client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("docs")})
+	require.NoError(t, err)
+	store, err := s3store.New(client, "docs", "")
+	require.NoError(t, err)
+	doc := []byte(`{"schemaVersion":1,"url":"https://www.example.com/","pages":[{"text":"Widgets, made well"}]}`)
+	done := mkTask("docs", 1, task.StateFinished, tc.clock.Now())
+	key, sum, err := store.Put(ctx, done.RunID, done.ID, doc)
+	require.NoError(t, err)
+	done.Result = []byte(`{"title":"Widgets","pages":1,"object":"` + key + `","sha256":"` + sum + `"}`)
+	tc.seed(t, done, mkTask("docs", 2, task.StateFailed, tc.clock.Now()))
+
+	res := tc.run(t, (*cli.Env).Results, "", "docs", "--bucket", "docs")
+	require.NoError(t, res.err, "stderr: %s", res.stderr)
+	require.Contains(t, res.stderr.String(), "2 tasks exported, 1 documents read")
+	lines := strings.Split(strings.TrimSpace(res.stdout.String()), "\n")
+	require.Len(t, lines, 2)
+	var row struct {
+		Object   string          `json:"object"`
+		Document json.RawMessage `json:"document"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &row))
+	require.Equal(t, key, row.Object)
+	require.JSONEq(t, string(doc), string(row.Document))
+	require.NotContains(t, lines[1], `"document"`, "a failed task has no document")
+
+	dir := t.TempDir()
+	res = tc.run(t, (*cli.Env).Results, "", "docs", "--bucket", "docs", "--format", "csv", "--download", dir)
+	require.NoError(t, res.err, "stderr: %s", res.stderr)
+	stored, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(key)))
+	require.NoError(t, err)
+	got, err := s3store.Decompress(bytes.NewReader(stored))
+	require.NoError(t, err)
+	require.Equal(t, doc, got)
+
+	res = tc.run(t, (*cli.Env).Results, "", "docs")
+	require.ErrorContains(t, res.err, "--documents=false", "no bucket known")
+	res = tc.run(t, (*cli.Env).Results, "", "docs", "--documents=false")
+	require.NoError(t, res.err)
+
+	_, _, err = store.Put(ctx, done.RunID, done.ID, []byte(`{"changed":true}`))
+	require.NoError(t, err)
+	res = tc.run(t, (*cli.Env).Results, "", "docs", "--bucket", "docs")
+	require.ErrorContains(t, res.err, "the object changed after the task finished")
 }
