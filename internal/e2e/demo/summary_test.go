@@ -262,6 +262,8 @@ func consistentReport() *Report {
 		Mapping:   mapping.Stats{Batches: 11, Deleted: 8},
 		Web:       fixtureweb.Stats{Requests: 14},
 		Documents: Documents{Finished: 6, Objects: 6, Pages: 9, Bytes: 6000},
+		// One duplicate delivery rewrote its object.
+		Requests: []localcloud.CallerCount{{Caller: "s", Service: "s3", Operation: "PutObject", Count: 7}},
 	}
 	return r
 }
@@ -306,6 +308,7 @@ func TestReconcile(t *testing.T) {
 		{"a lost document", func(r *Report) { r.Documents.Objects = 5 }, "one S3 document per Finished task"},
 		{"a document rewritten with other bytes", func(r *Report) { r.Documents.Unmatched = []string{"runs/r/0000001.json.gz"} },
 			"one S3 document per Finished task"},
+		{"an object never written", func(r *Report) { r.Requests[0].Count = 5 }, "one S3 document per Finished task"},
 		{"no scraper", func(r *Report) { r.Functions = nil }, "scraper invocations = deliveries"},
 	}
 	for _, tc := range tests {
