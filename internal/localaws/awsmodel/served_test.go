@@ -51,9 +51,16 @@ func TestServedNegatives(t *testing.T) {
 	})
 	for _, key := range m.Services() {
 		if !served[key] {
-			continue // S3, KMS, SSM: modelled for emulators the cloud does not run yet
+			continue // KMS, SSM: modelled for emulators the cloud does not run yet
 		}
 		svc := m.Service(key)
+		if svc.Protocol == "rest-xml" {
+			// S3: the bucket emulator checks every request with CheckHTTP,
+			// but this test has no REST-XML encoder to put its negatives on
+			// the wire (docs/local-cloud-validation.md, what stays lenient).
+			t.Logf("%s: negatives not sent on the wire (no rest-xml encoder)", key)
+			continue
+		}
 		protocols := []string{svc.Protocol}
 		if key == "monitoring" {
 			protocols = []string{"smithy-rpc-v2-cbor", "json"} // the Go SDK's and botocore's

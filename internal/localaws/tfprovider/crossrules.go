@@ -150,6 +150,15 @@ var crossRules = map[string][]crossRule{
 	),
 	"aws_scheduler_schedule": nameConflicts("internal/service/scheduler/schedule.go"),
 	"aws_sns_topic":          nameConflicts("internal/service/sns/topic.go"),
+	"aws_s3_bucket":          mutualConflicts("internal/service/s3/bucket.go", "", "bucket", "bucket_prefix"),
+	// The bucket settings resources of the result-bucket module are listed
+	// without rules: their sources are not read yet, so the table claims
+	// none for them (a gap, docs/local-cloud-validation.md).
+	"aws_s3_bucket_public_access_block":                  nil,
+	"aws_s3_bucket_server_side_encryption_configuration": nil,
+	"aws_s3_bucket_versioning":                           nil,
+	"aws_s3_bucket_lifecycle_configuration":              nil,
+	"aws_s3_bucket_policy":                               nil,
 }
 
 // configState is how the SDK sees one key of the configuration.

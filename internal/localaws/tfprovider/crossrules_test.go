@@ -194,8 +194,8 @@ func TestCrossRuleCounts(t *testing.T) {
 	for _, l := range lines {
 		t.Log(l)
 	}
-	require.Equal(t, 15, len(crossRules), "one entry per resource type the modules use")
-	require.Equal(t, 60, total)
+	require.Equal(t, 21, len(crossRules), "one entry per resource type the modules use")
+	require.Equal(t, 62, total)
 }
 
 func crossDiagStrings(diags []*tfprotov5.Diagnostic) []string {

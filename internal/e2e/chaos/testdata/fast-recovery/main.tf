@@ -20,6 +20,8 @@ provider "aws" {
   skip_metadata_api_check     = true
   skip_requesting_account_id  = true
   skip_region_validation      = true
+  # Buckets in the path: the local cloud is one host, not one per bucket.
+  s3_use_path_style = true
 
   endpoints {
     cloudwatch = var.local_endpoint
@@ -28,6 +30,7 @@ provider "aws" {
     lambda     = var.local_endpoint
     logs       = var.local_endpoint
     pipes      = var.local_endpoint
+    s3         = var.local_endpoint
     scheduler  = var.local_endpoint
     sqs        = var.local_endpoint
     sts        = var.local_endpoint
@@ -64,4 +67,7 @@ module "pipeline" {
 
   enable_enrichment    = var.enable_enrichment
   pipe_filter_patterns = var.pipe_filter_patterns
+
+  # The run destroys what it deployed, documents included.
+  result_force_destroy = true
 }

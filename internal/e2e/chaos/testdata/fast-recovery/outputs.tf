@@ -39,3 +39,13 @@ output "lambda_environment" {
   description = "Environment of every function."
   value       = module.pipeline.lambda_environment
 }
+
+output "result_bucket_name" {
+  description = "Name of the bucket of the site documents."
+  value       = module.pipeline.result_bucket_name
+}
+
+output "result_prefix" {
+  description = "Key prefix of the site documents."
+  value       = module.pipeline.result_prefix
+}
