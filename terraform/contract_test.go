@@ -468,6 +468,7 @@ type statement struct {
 	resourceLiterals []string // literal resources
 	literalResources bool     // the resource expression is a literal
 	star             bool     // a literal resource "*"
+	deny             bool     // Effect = "Deny": a wildcard there only narrows
 }
 
 // statementLiterals finds the statement literals of every module.
@@ -491,6 +492,10 @@ func (c *checker) statementLiterals() []statement {
 					case "Sid", "sid":
 						if v, diags := item.ValueExpr.Value(nil); !diags.HasErrors() && v.Type() == cty.String && !v.IsNull() {
 							st.sid = v.AsString()
+						}
+					case "Effect", "effect":
+						if v, diags := item.ValueExpr.Value(nil); !diags.HasErrors() && v.Type() == cty.String && !v.IsNull() {
+							st.deny = strings.EqualFold(v.AsString(), "Deny")
 						}
 					case "Action", "NotAction", "actions":
 						hasAction = true
@@ -647,7 +652,7 @@ func checkNoWildcardActions(c *checker) {
 	}
 	for _, st := range stmts {
 		for _, act := range st.actions {
-			if strings.Contains(act, "*") {
+			if strings.Contains(act, "*") && !st.deny {
 				c.errorf("%s: wildcard action %q", st.where, act)
 			}
 		}

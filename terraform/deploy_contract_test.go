@@ -85,8 +85,10 @@ func checkListStreamsOnAnyResource(c *checker) {
 // reconciler fails with conditional UpdateItem calls, and only the CLI
 // calls dynamostore's Get (issue 12 #12).
 var functionActions = map[string][]string{
-	"scraper":    {"dynamodb:UpdateItem", "sqs:ChangeMessageVisibility", "sqs:SendMessage"},
-	"reconciler": {"dynamodb:Query", "dynamodb:UpdateItem", "sqs:SendMessage"},
+	// s3:PutObject writes the site document under the result prefix;
+	// kms:GenerateDataKey is granted only with a customer key on the bucket.
+	"scraper":    {"dynamodb:UpdateItem", "kms:GenerateDataKey", "s3:PutObject", "sqs:ChangeMessageVisibility", "sqs:SendMessage"},
+	"reconciler": {"dynamodb:Query", "dynamodb:UpdateItem", "pipes:DescribePipe", "sqs:SendMessage"},
 }
 
 // checkFunctionLeastPrivilege: the scraper's and the reconciler's caller

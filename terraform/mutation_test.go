@@ -127,7 +127,7 @@ func TestContractsCatchMutations(t *testing.T) {
 		{
 			name: "OldestTaskAlarmAcrossDeployments", contract: "DLQAlarms",
 			file: "modules/pipeline/monitoring.tf",
-			old:  "  dimensions          = { Deployment = var.name }\n", new: "",
+			old:  "  metric_name         = \"OldestLiveTaskAge\"\n  dimensions          = { Deployment = var.name }\n", new: "  metric_name         = \"OldestLiveTaskAge\"\n",
 			want: "want exactly {Deployment",
 		},
 		{

@@ -463,6 +463,10 @@ func (h *tableHandler) read(ctx context.Context, cl *dynamodb.Client, sch *tfjso
 					ks = append(ks, map[string]cty.Value{"attribute_name": sv(aws.ToString(k.AttributeName)), "key_type": sv(string(k.KeyType))})
 				}
 				m["key_schema"] = blockOf(nestedType(sch, "global_secondary_index", "key_schema"), ks...)
+				// range_key is Optional, not Computed, in 6.x: with
+				// key_schema it stays null in the plan, so in the state
+				// too, or the set element would not match its plan.
+				m["range_key"] = cty.NullVal(cty.String)
 			}
 		}
 		gsis = append(gsis, m)

@@ -4,10 +4,11 @@ terraform {
   required_providers {
     aws = {
       source = "hashicorp/aws"
-      # 5.61 is the first release where editing a pipe's filter keeps the
-      # target input_template (provider PR #38598); every module pins the same
-      # floor so one lock file fits the whole pipeline.
-      version = ">= 5.61"
+      # 6.47 is the release the modules were reviewed against (the local
+      # provider embeds its schema): GSIs use key_schema, the region comes
+      # from aws_region's region attribute, both 6.x. Every module pins the
+      # same range so one lock file fits the whole pipeline.
+      version = "~> 6.47"
     }
   }
 }
