@@ -20,7 +20,7 @@ import (
 
 	"github.com/taskpipe/taskpipe/internal/cli"
 	"github.com/taskpipe/taskpipe/internal/message"
-	"github.com/taskpipe/taskpipe/internal/scrape"
+	sitedoc "github.com/taskpipe/taskpipe/internal/site"
 	"github.com/taskpipe/taskpipe/internal/task"
 )
 
@@ -86,28 +86,23 @@ func happyPath(t *testing.T, d *deployment) {
 // the page, field by field against what the fixture page says when known.
 func requireSummary(t *testing.T, tk task.Task, s site) {
 	t.Helper()
-	require.LessOrEqual(t, len(tk.Result), task.MaxResultBytes)
-	var sum scrape.Summary
+	require.LessOrEqual(t, len(tk.Result), sitedoc.MaxSummaryBytes)
+	var sum sitedoc.Summary
 	dec := json.NewDecoder(bytes.NewReader(tk.Result))
 	dec.DisallowUnknownFields()
 	require.NoError(t, dec.Decode(&sum), "task %s result %s", tk.ID, tk.Result)
-	require.Equal(t, 200, sum.Status, "task %s", tk.ID)
-	require.NotEmpty(t, sum.URL, "task %s", tk.ID)
-	require.Positive(t, sum.Bytes, "task %s", tk.ID)
+	require.Positive(t, sum.Pages, "task %s", tk.ID)
 	require.Positive(t, sum.TextLength, "task %s", tk.ID)
+	require.NotEmpty(t, sum.Object, "task %s: the site document's object", tk.ID)
+	require.Len(t, sum.SHA256, 64, "task %s", tk.ID)
 	if s.Page == nil {
 		require.NotEmpty(t, sum.Title, "task %s: a page with a title", tk.ID)
 		return
 	}
 	p := s.Page
-	require.Equal(t, s.URL, sum.URL, "task %s", tk.ID)
 	require.Equal(t, p.Title, sum.Title, "task %s", tk.ID)
-	require.Equal(t, p.Description, sum.Description, "task %s", tk.ID)
-	require.Equal(t, p.H1, sum.H1, "task %s", tk.ID)
-	require.Equal(t, p.Lang, sum.Lang, "task %s", tk.ID)
-	require.Equal(t, p.Emails, sum.Emails, "task %s", tk.ID)
-	require.True(t, strings.HasSuffix(sum.Canonical, p.Canonical), "task %s: canonical %q, page links %q", tk.ID, sum.Canonical, p.Canonical)
-	require.Equal(t, s.Expect.Truncated, sum.Truncated, "task %s", tk.ID)
+	require.Equal(t, p.Lang, sum.Language, "task %s", tk.ID)
+	require.GreaterOrEqual(t, sum.Emails, len(p.Emails), "task %s: e-mails of every page", tk.ID)
 }
 
 // duplicateDelivery inserts one task as Pending twice (the second write
