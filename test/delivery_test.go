@@ -3,9 +3,12 @@ package test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,11 +18,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/stretchr/testify/require"
 
 	"github.com/taskpipe/taskpipe/internal/cli"
 	"github.com/taskpipe/taskpipe/internal/message"
+	"github.com/taskpipe/taskpipe/internal/s3store"
 	sitedoc "github.com/taskpipe/taskpipe/internal/site"
 	"github.com/taskpipe/taskpipe/internal/task"
 )
@@ -104,6 +109,39 @@ func requireSummary(t *testing.T, tk task.Task, s site) {
 	require.Equal(t, p.Title, sum.Title, "task %s", tk.ID)
 	require.Equal(t, p.Lang, sum.Language, "task %s", tk.ID)
 	require.GreaterOrEqual(t, sum.Emails, len(p.Emails), "task %s: e-mails of every page", tk.ID)
+}
+
+// document reads the site document a Finished task's row names: the
+// object in the result bucket, its digest checked against the row.
+func (d *deployment) document(t *testing.T, tk task.Task) sitedoc.Document {
+	t.Helper()
+	var sum sitedoc.Summary
+	require.NoError(t, json.Unmarshal(tk.Result, &sum), "task %s result %s", tk.ID, tk.Result)
+	require.NotEmpty(t, sum.Object, "task %s: the site document's object", tk.ID)
+	out, err := d.s3.GetObject(testContext(t), &s3.GetObjectInput{Bucket: aws.String(d.out.ResultBucket), Key: aws.String(sum.Object)})
+	require.NoError(t, err, "task %s: get s3://%s/%s", tk.ID, d.out.ResultBucket, sum.Object)
+	defer func() { require.NoError(t, out.Body.Close()) }()
+	stored, err := io.ReadAll(out.Body)
+	require.NoError(t, err, "task %s: read s3://%s/%s", tk.ID, d.out.ResultBucket, sum.Object)
+	digest := sha256.Sum256(stored)
+	require.Equal(t, sum.SHA256, hex.EncodeToString(digest[:]), "task %s: the object's digest", tk.ID)
+	raw, err := s3store.Decompress(bytes.NewReader(stored))
+	require.NoError(t, err, "task %s", tk.ID)
+	var doc sitedoc.Document
+	require.NoError(t, json.Unmarshal(raw, &doc), "task %s", tk.ID)
+	return doc
+}
+
+// skippedFetches counts the URLs a document records as wanted but never
+// sent because the crawl's budget ran out.
+func skippedFetches(doc sitedoc.Document) int {
+	n := 0
+	for _, f := range doc.Fetches {
+		if f.Outcome == sitedoc.FetchSkipped {
+			n++
+		}
+	}
+	return n
 }
 
 // duplicateDelivery inserts one task as Pending twice (the second write

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/pipes"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/gruntwork-io/terratest/modules/random"
@@ -43,6 +44,7 @@ type deployment struct {
 	cw      *cloudwatch.Client
 	logs    *cloudwatchlogs.Client
 	streams *dynamodbstreams.Client
+	s3      *s3.Client
 	// shards reads the table's stream: one read per shard at a time, the
 	// Pipe being the other reader AWS allows (package shard).
 	shards *shard.Reader
@@ -70,6 +72,7 @@ func connect(t *testing.T, tgt target, opts *terraform.Options) *deployment {
 	d.cw = cloudwatch.NewFromConfig(cfg)
 	d.logs = cloudwatchlogs.NewFromConfig(cfg)
 	d.streams = dynamodbstreams.NewFromConfig(cfg)
+	d.s3 = s3.NewFromConfig(cfg)
 	d.shards = &shard.Reader{API: d.streams, Budget: d.timing.wait(3 * time.Second)}
 	shards := 0
 	if v := d.out.LambdaEnv["LIVE_SHARDS"]; v != "" {

@@ -398,6 +398,7 @@ type outputs struct {
 	Functions    map[string]string `json:"function_names"`
 	Alarms       map[string]string `json:"alarm_names"`
 	LambdaEnv    map[string]string `json:"lambda_environment"`
+	ResultBucket string            `json:"result_bucket_name"`
 }
 
 // readOutputs decodes terraform output -json into outputs.
@@ -418,7 +419,8 @@ func readOutputs(t *testing.T, opts *terraform.Options) outputs {
 	for what, v := range map[string]string{"table_name": out.TableName, "work_queue_url": out.WorkQueueURL,
 		"work_dlq_url": out.WorkDLQURL, "pipe_name": out.PipeName, "pipe_dlq_url": out.PipeDLQURL,
 		"schedule_name": out.ScheduleName, "function_names.scraper": out.Functions["scraper"],
-		"function_names.reconciler": out.Functions["reconciler"], "table_stream_arn": out.StreamARN} {
+		"function_names.reconciler": out.Functions["reconciler"], "table_stream_arn": out.StreamARN,
+		"result_bucket_name": out.ResultBucket} {
 		if v == "" {
 			t.Fatalf("terraform output %s is empty", what)
 		}

@@ -190,7 +190,8 @@ func TestEventSourceMappingFailureHandling(t *testing.T) {
 		for _, ev := range out.Events {
 			lines = append(lines, aws.ToString(ev.Message))
 		}
-		require.Contains(t, strings.Join(lines, "\n"), "Task timed out after 1.00 seconds")
+		// Lambda reports the elapsed time, which overshoots the timeout a little under load.
+		require.Regexp(t, `Task timed out after 1\.\d\d seconds`, strings.Join(lines, "\n"))
 	})
 }
 
