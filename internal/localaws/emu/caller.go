@@ -16,6 +16,10 @@ type Caller struct {
 	// Kill terminates the instance's process at once (SIGKILL); the
 	// invocation in flight fails as a crashed runtime would.
 	Kill func(reason string)
+	// Freeze stops the instance's process in the middle of its invocation,
+	// which then ends at the function's timeout; false when the process
+	// has no invocation in flight.
+	Freeze func(reason string) bool
 }
 
 type callerKey struct{}

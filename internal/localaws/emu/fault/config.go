@@ -121,7 +121,25 @@ type KillRule struct {
 	Rate float64 `json:"rate"`
 	// Times caps the kills this rule makes; 0 means no cap.
 	Times int `json:"times,omitempty"`
+	// Action is what happens to the instance: KillNow (the default) kills
+	// it before it sees the response; KillAtTimeout answers the request,
+	// lets the invocation go on for Delay (its next calls, say the fetches
+	// after a claim, get under way), then freezes the process, so the
+	// invocation runs into the function's timeout and the platform kills
+	// it there, as Lambda does with a handler stuck past its deadline.
+	Action KillAction `json:"action,omitempty"`
+	// Delay is KillAtTimeout's wait before the freeze (at most 1m).
+	Delay Duration `json:"delay,omitempty"`
 }
+
+// KillAction is how a kill rule ends the instance.
+type KillAction string
+
+// The kill actions.
+const (
+	KillNow       KillAction = "kill"
+	KillAtTimeout KillAction = "timeout"
+)
 
 // Duration is a time.Duration written in JSON as a Go duration string
 // ("1.5s", "250ms").
@@ -200,6 +218,18 @@ func (c Config) Validate() error {
 		}
 		if k.Times < 0 {
 			errs = append(errs, fmt.Errorf("kill[%d].times must not be negative", i))
+		}
+		switch k.Action {
+		case "", KillNow:
+			if k.Delay != 0 {
+				errs = append(errs, fmt.Errorf("kill[%d].delay applies only to action %q", i, KillAtTimeout))
+			}
+		case KillAtTimeout:
+			if k.Delay < 0 || time.Duration(k.Delay) > time.Minute {
+				errs = append(errs, fmt.Errorf("kill[%d].delay must be between 0 and 1m, got %s", i, time.Duration(k.Delay)))
+			}
+		default:
+			errs = append(errs, fmt.Errorf("kill[%d].action must be %q or %q, got %q", i, KillNow, KillAtTimeout, k.Action))
 		}
 	}
 	return errors.Join(errs...)

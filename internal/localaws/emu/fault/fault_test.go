@@ -204,6 +204,86 @@ func TestKillRuleKillsRightAfterTheClaim(t *testing.T) {
 	require.Equal(t, "UpdateItem", st.Killed[0].Operation)
 }
 
+// A KillAtTimeout rule answers the claim (the worker goes on to its
+// fetches) and freezes the instance after the rule's delay; a freeze that
+// finds the invocation over is counted as missed, not as a kill.
+func TestKillAtTimeoutFreezesAfterTheAnswer(t *testing.T) {
+	t.Parallel()
+	c := newCloud(t, fault.Config{}, 1)
+	plain := ddb(c.plain, 1)
+	createTasks(t, plain)
+	for _, id := range []string{"t-1", "t-2"} {
+		putTask(t, plain, id, "Pending")
+	}
+	require.NoError(t, c.inj.SetConfig(fault.Config{Kill: []fault.KillRule{{
+		Function: "scraper", Service: emu.ServiceDynamoDB, Operation: "UpdateItem", BodyContains: `"Pending"`, Rate: 1,
+		Action: fault.KillAtTimeout, Delay: fault.Duration(20 * time.Millisecond),
+	}}}))
+	fn := ddb(c.asFn, 1)
+
+	frozen := make(chan string, 1)
+	c.setCaller(&emu.Caller{Function: "scraper", Instance: "i-1",
+		Kill: func(string) { t.Error("a KillAtTimeout rule never kills at once") },
+		Freeze: func(reason string) bool {
+			frozen <- reason
+			return true
+		}})
+	require.NoError(t, claim(ctx(t), fn, "t-1"), "the worker learns that its claim succeeded")
+	select {
+	case reason := <-frozen:
+		require.Contains(t, reason, "kill rule 0, 20ms after a successful dynamodb:UpdateItem")
+	case <-ctx(t).Done():
+		t.Fatal("never frozen")
+	}
+	require.Eventually(t, func() bool { return c.inj.Stats().Frozen == 1 }, 5*time.Second, time.Millisecond)
+
+	missed := make(chan struct{})
+	c.setCaller(&emu.Caller{Function: "scraper", Instance: "i-2", Freeze: func(string) bool {
+		close(missed)
+		return false
+	}})
+	require.NoError(t, claim(ctx(t), fn, "t-2"))
+	<-missed
+	require.Eventually(t, func() bool { return c.inj.Stats().FreezeMissed == 1 }, 5*time.Second, time.Millisecond)
+
+	st := c.inj.Stats()
+	require.Zero(t, st.Kills)
+	require.Equal(t, int64(1), st.Frozen)
+	require.Equal(t, []int64{1}, st.KillsByRule, "only the freeze that took")
+	require.Len(t, st.Killed, 1)
+	require.Equal(t, fault.KillAtTimeout, st.Killed[0].Action)
+	require.Equal(t, "i-1", st.Killed[0].Instance)
+}
+
+func TestKillRuleValidation(t *testing.T) {
+	t.Parallel()
+	base := fault.KillRule{Function: "scraper", Rate: 1}
+	for _, tt := range []struct {
+		name    string
+		mutate  func(*fault.KillRule)
+		wantErr string
+	}{
+		{"kill", func(*fault.KillRule) {}, ""},
+		{"timeout with a delay", func(k *fault.KillRule) { k.Action, k.Delay = fault.KillAtTimeout, fault.Duration(time.Second) }, ""},
+		{"delay without timeout", func(k *fault.KillRule) { k.Delay = fault.Duration(time.Second) }, "delay applies only"},
+		{"negative delay", func(k *fault.KillRule) { k.Action, k.Delay = fault.KillAtTimeout, -1 }, "between 0 and 1m"},
+		{"long delay", func(k *fault.KillRule) { k.Action, k.Delay = fault.KillAtTimeout, fault.Duration(2 * time.Minute) }, "between 0 and 1m"},
+		{"unknown action", func(k *fault.KillRule) { k.Action = "pause" }, `action must be "kill" or "timeout"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			k := base
+			tt.mutate(&k)
+			err := fault.Config{Kill: []fault.KillRule{k}}.Validate()
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tt.wantErr)
+		})
+	}
+}
+
 func TestKillWithoutHijackAbortsTheHandler(t *testing.T) {
 	t.Parallel()
 	c := newCloud(t, fault.Config{}, 1)

@@ -175,8 +175,15 @@ type Stats struct {
 	// PipeOutageFailures counts the sends failed by SetPipeOutage.
 	PipeOutageFailures int64 `json:"pipeOutageFailures,omitempty"`
 	KillCandidates     int64 `json:"killCandidates"` // matching requests that were served to be killed after
-	Kills              int64 `json:"kills"`
-	// KillsByRule counts kills per rule of the current configuration.
+	// Kills counts instances killed at once (KillNow); Frozen those frozen
+	// mid-invocation to end at their timeout (KillAtTimeout), and
+	// FreezeMissed the KillAtTimeout decisions whose invocation had ended
+	// before the delay was over.
+	Kills        int64 `json:"kills"`
+	Frozen       int64 `json:"frozen,omitempty"`
+	FreezeMissed int64 `json:"freezeMissed,omitempty"`
+	// KillsByRule counts, per rule of the current configuration, the
+	// instances it killed or froze.
 	KillsByRule []int64 `json:"killsByRule"`
 	// Killed lists the most recent kills (at most 100), oldest first.
 	Killed []Kill `json:"killed,omitempty"`
@@ -190,6 +197,8 @@ type Kill struct {
 	Instance  string    `json:"instance"`
 	Service   string    `json:"service"`
 	Operation string    `json:"operation"`
+	// Action is the rule's action (empty for KillNow).
+	Action KillAction `json:"action,omitempty"`
 }
 
 const maxKillRecords = 100

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -207,6 +208,14 @@ func (in *Injector) kill(w http.ResponseWriter, r *http.Request, op emu.Op) bool
 	}
 	if rule < len(in.fired) {
 		in.fired[rule]++
+	}
+	if k := rules[rule]; k.Action == KillAtTimeout {
+		in.mu.Unlock()
+		rec.copyTo(w)
+		in.freezeAfter(caller, rule, op, time.Duration(k.Delay))
+		return true
+	}
+	if rule < len(in.stats.KillsByRule) {
 		in.stats.KillsByRule[rule]++
 	}
 	in.stats.Kills++
@@ -224,6 +233,36 @@ func (in *Injector) kill(w http.ResponseWriter, r *http.Request, op emu.Op) bool
 	}
 	abort(w)
 	return true
+}
+
+// freezeAfter freezes the caller's instance d after its request was
+// answered (KillAtTimeout); the invocation then ends at the function's
+// timeout. An invocation that ended first is counted as missed.
+func (in *Injector) freezeAfter(caller *emu.Caller, rule int, op emu.Op, d time.Duration) {
+	freeze := func() {
+		reason := fmt.Sprintf("fault injection: kill rule %d, %s after a successful %s: frozen until the function's timeout", rule, d, op)
+		ok := caller.Freeze != nil && caller.Freeze(reason)
+		in.mu.Lock()
+		defer in.mu.Unlock()
+		if !ok {
+			in.stats.FreezeMissed++
+			return
+		}
+		if rule < len(in.stats.KillsByRule) {
+			in.stats.KillsByRule[rule]++
+		}
+		in.stats.Frozen++
+		in.stats.Killed = append(in.stats.Killed, Kill{At: in.now(), Rule: rule, Function: caller.Function,
+			Instance: caller.Instance, Service: op.Service, Operation: op.Operation, Action: KillAtTimeout})
+		if len(in.stats.Killed) > maxKillRecords {
+			in.stats.Killed = in.stats.Killed[len(in.stats.Killed)-maxKillRecords:]
+		}
+	}
+	if d <= 0 {
+		freeze() // before the answer leaves: the process waits for it, frozen
+		return
+	}
+	time.AfterFunc(d, freeze)
 }
 
 // armed decides whether rule i fires for this matching request.

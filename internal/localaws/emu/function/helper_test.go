@@ -214,19 +214,27 @@ type upstreamCall struct {
 // calling instance and can kill it.
 type fakeSQS struct {
 	mu       sync.Mutex
-	calls    []upstreamCall
-	killNext bool
+	calls      []upstreamCall
+	killNext   bool
+	freezeNext bool
+	froze      bool // what the last freeze reported
 }
 
 func (f *fakeSQS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c, _ := emu.CallerFrom(r.Context())
 	f.mu.Lock()
 	f.calls = append(f.calls, upstreamCall{op: r.Header.Get("X-Amz-Target"), caller: c})
-	kill := f.killNext
-	f.killNext = false
+	kill, freeze := f.killNext, f.freezeNext
+	f.killNext, f.freezeNext = false, false
 	f.mu.Unlock()
 	if kill && c != nil {
 		c.Kill("test fault: kill the caller")
+	}
+	if freeze && c != nil {
+		froze := c.Freeze("test fault: freeze the caller")
+		f.mu.Lock()
+		f.froze = froze
+		f.mu.Unlock()
 	}
 	emu.WriteJSON(w, "", map[string][]string{"QueueUrls": {"http://local/000000000000/work"}})
 }

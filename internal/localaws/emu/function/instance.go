@@ -105,7 +105,7 @@ func (s *Service) newInstanceLocked(fn *function) *instance {
 	}
 	// Lambda names streams "YYYY/MM/DD/[$LATEST]<instance id>".
 	inst.stream = s.opts.Now().UTC().Format("2006/01/02") + "/[$LATEST]" + inst.id
-	inst.caller = &emu.Caller{Function: fn.name, Instance: inst.id, Kill: inst.kill}
+	inst.caller = &emu.Caller{Function: fn.name, Instance: inst.id, Kill: inst.kill, Freeze: inst.freeze}
 	fn.code.users++
 	fn.instances[inst] = struct{}{}
 	fn.busy++
@@ -297,6 +297,24 @@ func (inst *instance) kill(reason string) {
 	if inst.pid > 0 {
 		killGroup(inst.pid)
 	}
+}
+
+// freeze stops the process (SIGSTOP) in the middle of its invocation
+// (emu.Caller.Freeze). It can neither answer nor notice its deadline, so
+// the invocation ends at the function's timeout, as one whose fetch hangs
+// past it does on Lambda ("Task timed out after …", then a new execution
+// environment). It reports false when no invocation is in flight.
+func (inst *instance) freeze(reason string) bool {
+	inst.mu.Lock()
+	inv := inst.cur
+	inst.mu.Unlock()
+	if inv == nil || inst.pid <= 0 || !inv.freeze() {
+		return false
+	}
+	inst.svc.log.Info("lambda instance frozen until its timeout", "function", inst.fn.name, "instance", inst.id,
+		"pid", inst.pid, "requestId", inv.id, "reason", reason)
+	stopGroup(inst.pid)
+	return true
 }
 
 // removeLocked takes an instance out of its function: it frees its slot,

@@ -150,10 +150,11 @@ type invocation struct {
 	done        chan struct{} // closed when the outcome is known
 	finalized   chan struct{} // closed once END/REPORT are written
 	deliverOnce sync.Once
-	doneOnce    sync.Once
 	finalOnce   sync.Once
 
 	mu       sync.Mutex
+	finished bool // the outcome is set and done closed
+	frozen   bool // the process was stopped mid-invocation: only the timeout ends it
 	out      outcome
 	start    time.Time // real clock, at delivery
 	deadline time.Time
@@ -167,17 +168,30 @@ func newInvocation(id string, payload []byte, arn, traceID, clientContext string
 	}
 }
 
-// complete records the outcome; the first one wins.
+// complete records the outcome; the first one wins. Once the invocation
+// is frozen, only its timeout completes it: a stopped process answers
+// nothing.
 func (inv *invocation) complete(o outcome) bool {
-	won := false
-	inv.doneOnce.Do(func() {
-		inv.mu.Lock()
-		inv.out = o
-		inv.mu.Unlock()
-		close(inv.done)
-		won = true
-	})
-	return won
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	if inv.finished || inv.frozen && o.status != statusTimeout {
+		return false
+	}
+	inv.finished, inv.out = true, o
+	close(inv.done)
+	return true
+}
+
+// freeze marks an invocation in flight as frozen; it reports false once
+// the outcome is known.
+func (inv *invocation) freeze() bool {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	if inv.finished {
+		return false
+	}
+	inv.frozen = true
+	return true
 }
 
 func (inv *invocation) completed() bool {

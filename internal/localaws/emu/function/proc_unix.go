@@ -18,3 +18,11 @@ func terminate(pid int) {
 		_ = syscall.Kill(pid, syscall.SIGTERM) // ESRCH: already gone
 	}
 }
+
+// stopGroup sends SIGSTOP to the process group of pid; the SIGKILL of a
+// timeout still ends a stopped process.
+func stopGroup(pid int) {
+	if pid > 0 {
+		_ = syscall.Kill(-pid, syscall.SIGSTOP) // ESRCH: already gone
+	}
+}

@@ -200,6 +200,46 @@ func TestAWSCallsCarryTheCaller(t *testing.T) {
 	})
 }
 
+// A process frozen in the middle of its invocation (a fault rule's
+// KillAtTimeout) answers nothing: the invocation ends at the function's
+// timeout as Lambda ends one stuck past its deadline, and the process is
+// replaced. With no invocation in flight there is nothing to freeze.
+func TestFreezeEndsTheInvocationAtItsTimeout(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	b.create(t, "frozen", func(in *lambda.CreateFunctionInput) { in.Timeout = aws.Int32(1) })
+
+	b.sqs.mu.Lock()
+	b.sqs.freezeNext = true
+	b.sqs.mu.Unlock()
+	res := b.invoke(t, "frozen", event{Action: "call"})
+	b.sqs.mu.Lock()
+	froze := b.sqs.froze
+	b.sqs.mu.Unlock()
+	require.True(t, froze, "the call came from an invocation in flight")
+	require.Equal(t, "Unhandled", res.FunctionError, "payload %s", res.Payload)
+	doc := decodeError(t, res.Payload)
+	require.Equal(t, "Sandbox.Timedout", doc.ErrorType, "the answer to the call never reached the frozen process")
+	lines := b.logMessages(t, "/aws/lambda/frozen")
+	require.True(t, containsLine(lines, res.RequestID+" Task timed out after 1."), "log: %q", lines)
+
+	next := b.invoke(t, "frozen", event{Action: "call"})
+	require.Empty(t, next.FunctionError, "payload %s", next.Payload)
+	require.NotEqual(t, res.PID, next.PID, "the frozen process was killed at the timeout and replaced")
+	st, err := b.svc.Stats("frozen")
+	require.NoError(t, err)
+	require.Equal(t, int64(1), st.Timeouts)
+
+	// The caller of a finished invocation has nothing in flight.
+	calls := b.sqs.recorded()
+	last := calls[len(calls)-1].caller
+	require.NotNil(t, last)
+	require.False(t, last.Freeze("test: after the invocation"), "no invocation in flight")
+	again := b.invoke(t, "frozen", event{})
+	require.Empty(t, again.FunctionError, "payload %s", again.Payload)
+	require.Equal(t, next.PID, again.PID, "the idle process was not frozen")
+}
+
 func TestEnvironment(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
