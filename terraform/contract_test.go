@@ -1275,8 +1275,8 @@ func checkLambdaEnvironment(c *checker) {
 				c.errorf("%s: %s is %q, want false outside the local cloud", where, handler.EnvAllowPrivateNetworks, env(handler.EnvAllowPrivateNetworks))
 			}
 		}
-		if pl := p.moduleConfig("pipeline"); pl == nil || pl.Variables["allow_private_networks"] == nil || pl.Variables["allow_private_networks"].Default != false {
-			c.errorf("pipeline: allow_private_networks must default to false")
+		if pl := p.moduleConfig("pipeline"); pl == nil || pl.Variables["enable_private_network_fetches"] == nil || pl.Variables["enable_private_network_fetches"].Default != false {
+			c.errorf("pipeline: enable_private_network_fetches must default to false")
 		}
 	}
 	if parsed == 0 {

@@ -151,7 +151,7 @@ func TestContractsCatchMutations(t *testing.T) {
 		{
 			name: "PipeDLQNotAlarmed", contract: "DLQAlarms",
 			file: "modules/pipeline/monitoring.tf",
-			old:  "dimensions          = { QueueName = module.dispatch.dlq_name }", new: "dimensions          = { QueueName = module.queue.dlq_name }",
+			old:  "dimensions        = { QueueName = module.dispatch.dlq_name }", new: "dimensions        = { QueueName = module.queue.dlq_name }",
 			want: "no alarm watches the dispatch DLQ",
 		},
 		{

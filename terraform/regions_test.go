@@ -86,7 +86,7 @@ func applyIn(t *testing.T, account *localcloud.Account, region string, prepare f
 		"AWS_ENDPOINT_URL":      cloud.URL(),
 	}))
 	vars, err := json.Marshal(map[string]any{
-		"name": "twice", "region": region, "dist_dir": w.dist, "table_deletion_protection_enabled": false,
+		"name": "twice", "region": region, "dist_dir": w.dist, "enable_table_deletion_protection": false,
 		"architecture": "x86_64", // the local cloud runs bootstraps natively
 	})
 	require.NoError(t, err)

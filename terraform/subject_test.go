@@ -518,8 +518,8 @@ type planCase struct {
 var planCases = []planCase{
 	{"grace_equals_visibility", "pipeline", map[string]string{"running_grace_seconds": "5400"}},
 	{"equal_retention", "work-queue", map[string]string{"message_retention_seconds": "345600", "dlq_message_retention_seconds": "345600"}},
-	{"visibility_below_six_timeouts", "pipeline", map[string]string{"scraper_timeout": "420", "visibility_timeout_seconds": "2519", "running_grace_seconds": "2579"}},
-	{"visibility_six_timeouts", "pipeline", map[string]string{"scraper_timeout": "420", "visibility_timeout_seconds": "2520", "running_grace_seconds": "2580"}},
+	{"visibility_below_six_timeouts", "pipeline", map[string]string{"scraper_timeout_seconds": "420", "visibility_timeout_seconds": "2519", "running_grace_seconds": "2579"}},
+	{"visibility_six_timeouts", "pipeline", map[string]string{"scraper_timeout_seconds": "420", "visibility_timeout_seconds": "2520", "running_grace_seconds": "2580"}},
 }
 
 // writeProbes writes the probe roots into tree.

@@ -192,7 +192,7 @@ variable "log_level" {
   }
 }
 
-variable "log_include_execution_data" {
+variable "enable_log_execution_data" {
   description = "Include event payloads in the pipe's logs (may log task URLs)."
   type        = bool
   default     = false

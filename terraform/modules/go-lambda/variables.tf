@@ -60,14 +60,14 @@ variable "memory_size" {
   }
 }
 
-variable "timeout" {
+variable "timeout_seconds" {
   description = "Timeout of one invocation in seconds."
   type        = number
   default     = 30
 
   validation {
-    condition     = var.timeout >= 1 && var.timeout <= 900
-    error_message = "timeout must be between 1 and 900 seconds."
+    condition     = var.timeout_seconds >= 1 && var.timeout_seconds <= 900
+    error_message = "timeout_seconds must be between 1 and 900 seconds."
   }
 }
 

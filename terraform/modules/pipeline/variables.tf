@@ -53,7 +53,7 @@ variable "log_retention_in_days" {
 # Optional: task table
 ################################################################################
 
-variable "table_deletion_protection_enabled" {
+variable "enable_table_deletion_protection" {
   description = "Refuse DeleteTable on the task table. Turn it on in production."
   type        = bool
   default     = false
@@ -76,7 +76,7 @@ variable "enable_ttl" {
 ################################################################################
 
 variable "visibility_timeout_seconds" {
-  description = "Visibility timeout of the work queue: a failed or released task comes back after it. At least 6 x scraper_timeout. Production: 90 minutes."
+  description = "Visibility timeout of the work queue: a failed or released task comes back after it. At least 6 x scraper_timeout_seconds. Production: 90 minutes."
   type        = number
   default     = 5400
 
@@ -233,7 +233,7 @@ variable "pipe_log_level" {
   }
 }
 
-variable "pipe_log_include_execution_data" {
+variable "enable_pipe_log_execution_data" {
   description = "Include event payloads (task URLs) in the pipe's logs."
   type        = bool
   default     = false
@@ -291,14 +291,14 @@ variable "lambda_environment" {
   }
 }
 
-variable "scraper_timeout" {
+variable "scraper_timeout_seconds" {
   description = "Scraper timeout in seconds (one task, up to 3 fetches). Production: 420."
   type        = number
   default     = 420
 
   validation {
-    condition     = var.scraper_timeout >= 1 && var.scraper_timeout <= 900
-    error_message = "scraper_timeout must be between 1 and 900 seconds."
+    condition     = var.scraper_timeout_seconds >= 1 && var.scraper_timeout_seconds <= 900
+    error_message = "scraper_timeout_seconds must be between 1 and 900 seconds."
   }
 }
 
@@ -379,14 +379,14 @@ variable "scraper_reserved_concurrency" {
   }
 }
 
-variable "reconciler_timeout" {
+variable "reconciler_timeout_seconds" {
   description = "Reconciler timeout in seconds; keep it below the schedule's period."
   type        = number
   default     = 120
 
   validation {
-    condition     = var.reconciler_timeout >= 1 && var.reconciler_timeout <= 900
-    error_message = "reconciler_timeout must be between 1 and 900 seconds."
+    condition     = var.reconciler_timeout_seconds >= 1 && var.reconciler_timeout_seconds <= 900
+    error_message = "reconciler_timeout_seconds must be between 1 and 900 seconds."
   }
 }
 
@@ -434,14 +434,14 @@ variable "reconciler_schedule_expression" {
   }
 }
 
-variable "enrich_timeout" {
+variable "enrich_timeout_seconds" {
   description = "Enrichment timeout in seconds; the pipe waits for it synchronously."
   type        = number
   default     = 30
 
   validation {
-    condition     = var.enrich_timeout >= 1 && var.enrich_timeout <= 900
-    error_message = "enrich_timeout must be between 1 and 900 seconds."
+    condition     = var.enrich_timeout_seconds >= 1 && var.enrich_timeout_seconds <= 900
+    error_message = "enrich_timeout_seconds must be between 1 and 900 seconds."
   }
 }
 
@@ -460,14 +460,14 @@ variable "enrich_memory_size" {
 # Optional: task handling (function environment)
 ################################################################################
 
-variable "allow_private_networks" {
+variable "enable_private_network_fetches" {
   description = "Let the scraper fetch loopback and private addresses (ALLOW_PRIVATE_NETWORKS). Only for the local cloud's fixture sites; never in production."
   type        = bool
   default     = false
 }
 
 variable "lease_seconds" {
-  description = "Lease of a claim (LEASE_SECONDS); null means scraper_timeout + 60. Must exceed scraper_timeout (and 30 s of margins)."
+  description = "Lease of a claim (LEASE_SECONDS); null means scraper_timeout_seconds + 60. Must exceed scraper_timeout_seconds (and 30 s of margins)."
   type        = number
   default     = null
 
@@ -609,7 +609,7 @@ variable "enable_result_versioning" {
   default     = false
 }
 
-variable "result_force_destroy" {
+variable "enable_result_force_destroy" {
   description = "Let terraform destroy delete the result bucket with its documents."
   type        = bool
   default     = false

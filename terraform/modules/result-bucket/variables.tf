@@ -56,7 +56,7 @@ variable "enable_versioning" {
   default     = false
 }
 
-variable "force_destroy" {
+variable "enable_force_destroy" {
   description = "Let terraform destroy delete the bucket with its objects."
   type        = bool
   default     = false

@@ -22,7 +22,7 @@ variable "tags" {
   default     = {}
 }
 
-variable "deletion_protection_enabled" {
+variable "enable_deletion_protection" {
   description = "Refuse DeleteTable while true. Turn it on for production tables."
   type        = bool
   default     = false
