@@ -16,7 +16,7 @@ locals {
   lease_seconds = coalesce(var.lease_seconds, var.scraper_timeout_seconds + 60)
   # Longer than the visibility timeout, so the reconciler never races SQS's
   # own redelivery of a released task (docs/design.md §3).
-  running_grace_seconds = coalesce(var.running_grace_seconds, var.visibility_timeout_seconds + 600)
+  running_grace_seconds = coalesce(var.running_grace_seconds, module.queue.visibility_timeout_seconds + 600)
 
   # arn:<partition>:sqs:<region>:<account>:<name>, read from an output so the
   # plan needs no data source call.
@@ -34,7 +34,7 @@ locals {
     TABLE_NAME                            = module.table.name
     WORK_QUEUE_URL                        = module.queue.queue_url
     WORK_DLQ_URL                          = module.queue.dlq_url
-    WORK_QUEUE_VISIBILITY_TIMEOUT_SECONDS = tostring(var.visibility_timeout_seconds)
+    WORK_QUEUE_VISIBILITY_TIMEOUT_SECONDS = tostring(module.queue.visibility_timeout_seconds)
     ALLOW_PRIVATE_NETWORKS                = tostring(var.enable_private_network_fetches)
     LEASE_SECONDS                         = tostring(local.lease_seconds)
     PENDING_GRACE_SECONDS                 = tostring(var.pending_grace_seconds)
@@ -54,7 +54,7 @@ locals {
     SCRAPER_OPTOUT_DOMAINS   = join(",", var.scraper_optout_domains)
     SCRAPER_MAX_PAGES        = tostring(var.scraper_max_pages)
     RESULT_BUCKET            = module.results.name
-    RESULT_PREFIX            = var.result_prefix
+    RESULT_PREFIX            = module.results.prefix
   })
 
   # Bucket names are global: the default adds the account (at most 32 + 9 +
@@ -319,7 +319,7 @@ resource "aws_scheduler_schedule" "reconciler" {
 
   lifecycle {
     precondition {
-      condition     = local.running_grace_seconds > var.visibility_timeout_seconds
+      condition     = local.running_grace_seconds > module.queue.visibility_timeout_seconds
       error_message = "running_grace_seconds must be greater than visibility_timeout_seconds, or the reconciler races SQS's redelivery of released tasks."
     }
 
