@@ -31,7 +31,7 @@ locals {
   # What every function reads (internal/handler/config.go); each function
   # ignores the variables it does not need.
   environment = merge(var.lambda_environment, {
-    TABLE_NAME                            = module.table.name
+    TABLE_NAME                            = module.table.table_name
     WORK_QUEUE_URL                        = module.queue.queue_url
     WORK_DLQ_URL                          = module.queue.dlq_url
     WORK_QUEUE_VISIBILITY_TIMEOUT_SECONDS = tostring(module.queue.visibility_timeout_seconds)
@@ -53,7 +53,7 @@ locals {
     SCRAPER_USER_AGENT       = var.scraper_user_agent
     SCRAPER_OPTOUT_DOMAINS   = join(",", var.scraper_optout_domains)
     SCRAPER_MAX_PAGES        = tostring(var.scraper_max_pages)
-    RESULT_BUCKET            = module.results.name
+    RESULT_BUCKET            = module.results.bucket_name
     RESULT_PREFIX            = module.results.prefix
   })
 
@@ -186,7 +186,7 @@ module "scraper" {
       # handlers never read a row with GetItem.
       sid       = "ClaimAndFinishTasks"
       actions   = ["dynamodb:UpdateItem"]
-      resources = [module.table.arn]
+      resources = [module.table.table_arn]
     },
     {
       # Retry backoff for a released task.
@@ -253,7 +253,7 @@ module "reconciler" {
     {
       sid       = "FailStuckTasks"
       actions   = ["dynamodb:UpdateItem"]
-      resources = [module.table.arn]
+      resources = [module.table.table_arn]
     },
     {
       sid       = "RedispatchTasks"

@@ -1,11 +1,11 @@
 output "table_name" {
   description = "Name of the task table."
-  value       = module.table.name
+  value       = module.table.table_name
 }
 
 output "table_arn" {
   description = "ARN of the task table."
-  value       = module.table.arn
+  value       = module.table.table_arn
 }
 
 output "table_stream_arn" {
@@ -147,12 +147,12 @@ output "lambda_environment" {
 
 output "result_bucket_name" {
   description = "Name of the bucket of the site documents."
-  value       = module.results.name
+  value       = module.results.bucket_name
 }
 
 output "result_bucket_arn" {
   description = "ARN of the bucket of the site documents."
-  value       = module.results.arn
+  value       = module.results.bucket_arn
 }
 
 output "result_prefix" {
