@@ -103,6 +103,7 @@ type contract struct {
 
 // contracts lists every invariant, alphabetically.
 var contracts = []contract{
+	{"ConventionalNames", checkConventionalNames},
 	{"DLQAlarms", checkDLQAlarms},
 	{"DLQRetention", checkDLQRetention},
 	{"DeadLetterQueues", checkDeadLetterQueues},
@@ -270,6 +271,28 @@ func checkVariablesTypedAndDescribed(c *checker) {
 		for _, b := range m.ofType("output") {
 			if strings.TrimSpace(literalString(b.Body.Attributes["description"])) == "" {
 				c.errorf("%s: output %s has no description", m.where, b.Labels[0])
+			}
+		}
+	}
+}
+
+// checkConventionalNames: the terraform-aws-modules naming conventions
+// (issue 11 #6) on every module and example input: a boolean switch is
+// enable_*, and a timeout is a number of seconds named *_seconds.
+func checkConventionalNames(c *checker) {
+	for _, m := range c.parseTree() {
+		for _, b := range m.ofType("variable") {
+			name, typ := b.Labels[0], ""
+			if a, ok := b.Body.Attributes["type"]; ok {
+				if tr, ok := a.Expr.(*hclsyntax.ScopeTraversalExpr); ok {
+					typ = tr.Traversal.RootName()
+				}
+			}
+			switch {
+			case typ == "bool" && !strings.HasPrefix(name, "enable_"):
+				c.errorf("%s: variable %s is a switch; name it enable_*", m.where, name)
+			case typ == "number" && strings.Contains(name, "timeout") && !strings.HasSuffix(name, "_seconds"):
+				c.errorf("%s: variable %s is a duration; name it *_seconds", m.where, name)
 			}
 		}
 	}

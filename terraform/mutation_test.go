@@ -41,6 +41,18 @@ func TestContractsCatchMutations(t *testing.T) {
 		want     string
 	}{
 		{
+			name: "SwitchNotEnable", contract: "ConventionalNames",
+			file: "modules/result-bucket/variables.tf",
+			old:  `variable "enable_force_destroy" {`, new: `variable "force_destroy" {`,
+			want: "modules/result-bucket: variable force_destroy is a switch; name it enable_*",
+		},
+		{
+			name: "TimeoutWithoutUnit", contract: "ConventionalNames",
+			file: "modules/go-lambda/variables.tf",
+			old:  `variable "timeout_seconds" {`, new: `variable "timeout" {`,
+			want: "modules/go-lambda: variable timeout is a duration; name it *_seconds",
+		},
+		{
 			name: "BisectTurnedOff", contract: "PipeBisect",
 			file: "modules/dispatch/main.tf",
 			old:  `on_partial_batch_item_failure = "AUTOMATIC_BISECT"`, new: `on_partial_batch_item_failure = "OFF"`,
