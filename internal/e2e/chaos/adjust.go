@@ -67,7 +67,7 @@ func adjustChecks(rep *demo.Report, h *History, res Result, st *demo.Stage) {
 
 	replace(demoRetries, demo.Check{Name: "retries: TasksReleased = releases in the stream; claims in the stream = attempts in the table",
 		OK: int(m.Released) == s.Releases && s.Claims == o.Claims,
-		Detail: fmt.Sprintf("TasksReleased %.0f, stream releases %d; stream claims %d, table attempts %d (%d claims abandoned: killed workers)",
+		Detail: fmt.Sprintf("TasksReleased %.0f, stream releases %d; stream claims %d, table attempts %d (%d claims abandoned: killed or timed-out workers)",
 			m.Released, s.Releases, s.Claims, o.Claims, s.Abandoned)})
 
 	accounted := int64(o.Claims) + int64(m.DuplicatesSkipped+m.ClaimsSkipped+m.PoisonForwarded) + int64(s.Exhausted)
