@@ -348,3 +348,53 @@ func TestIAMSchedulerInvokesAsItsRole(t *testing.T) {
 		require.ErrorContains(t, err, tc.want, tc.name)
 	}
 }
+
+// TestIAMFunctionLogsNeedTheirRole: Lambda delivers a function's logs as
+// its execution role; without logs:CreateLogStream and logs:PutLogEvents
+// on its group the function still runs and its log group gets no stream.
+func TestIAMFunctionLogsNeedTheirRole(t *testing.T) {
+	t.Parallel()
+	c, admin := iamCloud(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, policy string
+		streams      int
+	}{
+		{"mute", "", 0},
+		{"stream-only", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"logs:CreateLogStream","Resource":"arn:aws:logs:us-east-1:` + acct + `:log-group:/aws/lambda/stream-only:log-stream:*"}]}`, 0},
+		{"other-group", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["logs:CreateLogStream","logs:PutLogEvents"],"Resource":"arn:aws:logs:us-east-1:` + acct + `:log-group:/aws/lambda/other:log-stream:*"}]}`, 0},
+		{"logger", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["logs:CreateLogStream","logs:PutLogEvents"],"Resource":"arn:aws:logs:us-east-1:` + acct + `:log-group:/aws/lambda/logger:log-stream:*"}]}`, 1},
+	} {
+		createStubFunction(t, admin, tc.name, createRole(t, admin, tc.name, lambdaTrust, tc.policy))
+		// The stub's bootstrap exits at once: the invoke fails and the
+		// platform logs INIT_START and the runtime's exit.
+		_, err := lambda.NewFromConfig(admin).Invoke(ctx, &lambda.InvokeInput{FunctionName: aws.String(tc.name)})
+		require.NoError(t, err, tc.name)
+		streams, err := c.Logs().Streams("/aws/lambda/" + tc.name)
+		if tc.streams == 0 && err != nil {
+			continue // no group: nothing was delivered
+		}
+		require.NoError(t, err, tc.name)
+		require.Len(t, streams, tc.streams, tc.name)
+	}
+}
+
+// TestIAMFunctionDescribesItsPipe: a function's Pipes calls are authorized
+// as its role (the reconciler's pipes:DescribePipe on its pipe).
+func TestIAMFunctionDescribesItsPipe(t *testing.T) {
+	t.Parallel()
+	c, admin := iamCloud(t)
+	ctx := context.Background()
+	role := createRole(t, admin, "reader", lambdaTrust, `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Action":"pipes:DescribePipe","Resource":"arn:aws:pipes:us-east-1:`+acct+`:pipe/mine"}]}`)
+	createStubFunction(t, admin, "reader", role)
+	fp := pipes.NewFromConfig(asFunction(c, admin, "reader"))
+	_, err := fp.DescribePipe(ctx, &pipes.DescribePipeInput{Name: aws.String("mine")})
+	require.Equal(t, "NotFoundException", apiError(t, err).ErrorCode(), "allowed: the pipe's absence is what fails")
+	_, err = fp.DescribePipe(ctx, &pipes.DescribePipeInput{Name: aws.String("theirs")})
+	ae := apiError(t, err)
+	require.Equal(t, "AccessDeniedException", ae.ErrorCode())
+	require.Contains(t, ae.ErrorMessage(), "is not authorized to perform: pipes:DescribePipe on resource: arn:aws:pipes:us-east-1:"+acct+":pipe/theirs because")
+	_, err = fp.ListPipes(ctx, &pipes.ListPipesInput{})
+	require.Contains(t, apiError(t, err).ErrorMessage(), "pipes:ListPipes on resource: *")
+}

@@ -86,6 +86,10 @@ type instance struct {
 	extID        string
 	extShutdown  bool // the extension registered for SHUTDOWN events
 	maxRSSKB     int64
+	// logStream: the environment's log stream was created (its first
+	// delivered event); logDenied: a denied delivery was reported.
+	logStream bool
+	logDenied bool
 }
 
 func newInstanceID() string {

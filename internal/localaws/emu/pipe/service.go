@@ -290,3 +290,14 @@ func route(r *http.Request) (op, member string, err *apiError) {
 	}
 	return "", "", unknown
 }
+
+// Target returns the operation a request calls and the pipe name (or, for
+// the tag operations, the ARN) it addresses, "" for ListPipes or a request
+// the API does not serve, for the local cloud's IAM checks.
+func Target(r *http.Request) (op, member string) {
+	op, member, err := route(r)
+	if err != nil {
+		return "", ""
+	}
+	return op, member
+}
