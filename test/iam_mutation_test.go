@@ -499,7 +499,7 @@ func probeScrape(p pick) func(*testing.T, *mutationStack, int64, []string) strin
 	return func(t *testing.T, s *mutationStack, since int64, want []string) string {
 		run := newRun("iam")
 		s.d.create(t, newTasks(run, urlsOf(p(t, s))))
-		return s.consoleLine(t, since, want, time.Minute)
+		return s.consoleLine(t, since, want, 2*time.Minute)
 	}
 }
 
@@ -507,7 +507,7 @@ func probeScrape(p pick) func(*testing.T, *mutationStack, int64, []string) strin
 // deliver it.
 func probeDispatch(t *testing.T, s *mutationStack, since int64, want []string) string {
 	s.d.create(t, newTasks(newRun("iam"), urlsOf(healthy(t, s))))
-	return s.consoleLine(t, since, append([]string{s.d.out.PipeName}, want...), time.Minute)
+	return s.consoleLine(t, since, append([]string{s.d.out.PipeName}, want...), 2*time.Minute)
 }
 
 // probeDeadLetter makes the pipe's target refuse the task's message, so
@@ -518,7 +518,7 @@ func probeDeadLetter(t *testing.T, s *mutationStack, since int64, want []string)
 	require.NoError(t, s.m.target.SetFaults(ctx, fault.Config{Pipes: fault.PipeFaults{TargetRefuseRate: 1, Pipes: []string{s.d.out.PipeName}}}))
 	defer func() { require.NoError(t, s.m.target.SetFaults(context.Background(), fault.Config{})) }()
 	s.d.create(t, newTasks(newRun("iam"), urlsOf(healthy(t, s))))
-	return s.consoleLine(t, since, append([]string{s.d.out.PipeName}, want...), time.Minute)
+	return s.consoleLine(t, since, append([]string{s.d.out.PipeName}, want...), 2*time.Minute)
 }
 
 // probePoison sends an unparseable work message: the scraper forwards it
@@ -527,7 +527,7 @@ func probePoison(t *testing.T, s *mutationStack, since int64, want []string) str
 	_, err := s.d.sqs.SendMessage(testContext(t), &sqs.SendMessageInput{QueueUrl: aws.String(s.d.out.WorkQueueURL),
 		MessageBody: aws.String("not a work message")})
 	require.NoError(t, err)
-	return s.consoleLine(t, since, want, time.Minute)
+	return s.consoleLine(t, since, want, 2*time.Minute)
 }
 
 // probeMute runs a task through the pipeline (enrich, scraper) and the
@@ -536,12 +536,12 @@ func probeMute(t *testing.T, s *mutationStack, since int64, want []string) strin
 	from := time.Now()
 	tk := newTasks(newRun("iam"), urlsOf(healthy(t, s)))
 	s.d.create(t, tk)
-	got := s.d.waitTerminal(t, time.Minute, tk[0].ID)
+	got := s.d.waitTerminal(t, 2*time.Minute, tk[0].ID)
 	require.Equal(t, task.StateFinished, got[tk[0].ID].State, "a function without its logs grant still runs")
 	_, err := s.m.target.cloud.Schedules().Fire(testContext(t), "", s.d.out.ScheduleName)
 	require.NoError(t, err)
-	line := s.consoleLine(t, since, want, time.Minute)
-	s.consoleLine(t, since, []string{"function logs dropped", "{reconciler}"}, time.Minute)
+	line := s.consoleLine(t, since, want, 2*time.Minute)
+	s.consoleLine(t, since, []string{"function logs dropped", "{reconciler}"}, 2*time.Minute)
 	for _, role := range []string{"scraper", "enrich", "reconciler"} {
 		group := "/aws/lambda/" + s.d.fn(role)
 		streams, err := s.m.target.cloud.Logs().Streams(group)
@@ -562,7 +562,7 @@ func probeMute(t *testing.T, s *mutationStack, since int64, want []string) strin
 func probePipeLogs(t *testing.T, s *mutationStack, _ int64, _ []string) string {
 	tk := newTasks(newRun("iam"), urlsOf(healthy(t, s)))
 	s.d.create(t, tk)
-	got := s.d.waitTerminal(t, time.Minute, tk[0].ID)
+	got := s.d.waitTerminal(t, 2*time.Minute, tk[0].ID)
 	require.Equal(t, task.StateFinished, got[tk[0].ID].State)
 	streams, err := s.m.target.cloud.Logs().Streams("/aws/vendedlogs/pipes/" + s.d.out.PipeName)
 	require.NoError(t, err)
@@ -604,7 +604,7 @@ func probeReconcile(setup func(t *testing.T, s *mutationStack)) func(*testing.T,
 		}
 		_, err := s.m.target.cloud.Schedules().Fire(testContext(t), "", s.d.out.ScheduleName)
 		require.NoError(t, err)
-		return s.consoleLine(t, since, want, time.Minute)
+		return s.consoleLine(t, since, want, 2*time.Minute)
 	}
 }
 

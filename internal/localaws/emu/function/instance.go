@@ -87,7 +87,8 @@ type instance struct {
 	extShutdown  bool // the extension registered for SHUTDOWN events
 	maxRSSKB     int64
 	// logStream: the environment's log stream was created (its first
-	// delivered event); logDenied: a denied delivery was reported.
+	// delivered event); logDenied: the last delivery was denied, and
+	// reported.
 	logStream bool
 	logDenied bool
 }

@@ -56,7 +56,8 @@ func (inst *instance) emit(line string, fromFunction bool) {
 // logs:PutLogEvents, both on the stream's ARN. The group is the caller's
 // (Terraform creates it), so logs:CreateLogGroup is not checked. The
 // first denial of an environment is logged by the local cloud, naming the
-// action, as AWS reports nothing.
+// action, as AWS reports nothing; again after deliveries were allowed
+// in between.
 func (inst *instance) mayLog() bool {
 	s := inst.svc
 	if s.opts.Authorizer == nil {
@@ -84,11 +85,9 @@ func (inst *instance) mayLog() bool {
 			return false
 		}
 	}
-	if !created {
-		inst.mu.Lock()
-		inst.logStream = true
-		inst.mu.Unlock()
-	}
+	inst.mu.Lock()
+	inst.logStream, inst.logDenied = true, false
+	inst.mu.Unlock()
 	return true
 }
 
