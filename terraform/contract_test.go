@@ -103,6 +103,7 @@ type contract struct {
 
 // contracts lists every invariant, alphabetically.
 var contracts = []contract{
+	{"ConventionalNames", checkConventionalNames},
 	{"DLQAlarms", checkDLQAlarms},
 	{"DLQRetention", checkDLQRetention},
 	{"DeadLetterQueues", checkDeadLetterQueues},
@@ -110,6 +111,7 @@ var contracts = []contract{
 	{"EncryptionNeedsNoGrants", checkEncryptionNeedsNoGrants},
 	{"FunctionLeastPrivilege", checkFunctionLeastPrivilege},
 	{"LambdaEnvironment", checkLambdaEnvironment},
+	{"LeafModulesOwnDefaults", checkLeafModulesOwnDefaults},
 	{"ListStreamsOnAnyResource", checkListStreamsOnAnyResource},
 	{"ModuleFiles", checkModuleFiles},
 	{"NoWildcardActions", checkNoWildcardActions},
@@ -274,6 +276,28 @@ func checkVariablesTypedAndDescribed(c *checker) {
 	}
 }
 
+// checkConventionalNames: the terraform-aws-modules naming conventions
+// (issue 11 #6) on every module and example input: a boolean switch is
+// enable_*, and a timeout is a number of seconds named *_seconds.
+func checkConventionalNames(c *checker) {
+	for _, m := range c.parseTree() {
+		for _, b := range m.ofType("variable") {
+			name, typ := b.Labels[0], ""
+			if a, ok := b.Body.Attributes["type"]; ok {
+				if tr, ok := a.Expr.(*hclsyntax.ScopeTraversalExpr); ok {
+					typ = tr.Traversal.RootName()
+				}
+			}
+			switch {
+			case typ == "bool" && !strings.HasPrefix(name, "enable_"):
+				c.errorf("%s: variable %s is a switch; name it enable_*", m.where, name)
+			case typ == "number" && strings.Contains(name, "timeout") && !strings.HasSuffix(name, "_seconds"):
+				c.errorf("%s: variable %s is a duration; name it *_seconds", m.where, name)
+			}
+		}
+	}
+}
+
 // checkProviderFloor: hashicorp/aws ~> 6.47 everywhere, the release the
 // modules were reviewed against and the local provider embeds (issue 12
 // #12); 5.61 was the old floor (older releases drop the target
@@ -317,6 +341,101 @@ func checkProviderFloor(c *checker) {
 		if !found {
 			c.errorf("%s: no required_providers entry for aws", where)
 		}
+	}
+}
+
+// checkLeafModulesOwnDefaults: the leaf modules own their defaults and
+// validations (issue 11 #6). A pipeline input that is only handed to leaf
+// module inputs (var.x as the whole argument, and referenced nowhere else)
+// carries no validation, and its default is null or a setting of its own
+// (differing from the leaf's: a copy of the leaf's default would drift);
+// a leaf input that may receive null from it and has a default is
+// nullable = false, so null takes that default.
+func checkLeafModulesOwnDefaults(c *checker) {
+	mods := map[string]*moduleFiles{}
+	for _, m := range c.parseTree() {
+		mods[m.where] = m
+	}
+	pl := mods["modules/pipeline"]
+	if pl == nil {
+		c.errorf("modules/pipeline is missing")
+		return
+	}
+	variables := func(m *moduleFiles) map[string]*hclsyntax.Block {
+		out := map[string]*hclsyntax.Block{}
+		for _, b := range m.ofType("variable") {
+			out[b.Labels[0]] = b
+		}
+		return out
+	}
+	type target struct{ leaf, input string }
+	forwards := map[string][]target{} // pipeline variable -> leaf inputs
+	uses := map[string]int{}          // pipeline variable -> references outside variable blocks
+	for _, b := range pl.blocks {
+		if b.Type == "variable" {
+			continue
+		}
+		hclsyntax.VisitAll(b.Body, func(n hclsyntax.Node) hcl.Diagnostics {
+			if tr, ok := n.(*hclsyntax.ScopeTraversalExpr); ok && tr.Traversal.RootName() == "var" && len(tr.Traversal) > 1 {
+				if a, ok := tr.Traversal[1].(hcl.TraverseAttr); ok {
+					uses[a.Name]++
+				}
+			}
+			return nil
+		})
+		if b.Type != "module" {
+			continue
+		}
+		leaf := strings.TrimPrefix(literalString(b.Body.Attributes["source"]), "../")
+		for name, a := range b.Body.Attributes {
+			tr, ok := a.Expr.(*hclsyntax.ScopeTraversalExpr)
+			if !ok || tr.Traversal.RootName() != "var" || len(tr.Traversal) != 2 {
+				continue
+			}
+			if v, ok := tr.Traversal[1].(hcl.TraverseAttr); ok {
+				forwards[v.Name] = append(forwards[v.Name], target{leaf, name})
+			}
+		}
+	}
+	checked := 0
+	for name, b := range variables(pl) {
+		ts := forwards[name]
+		if len(ts) == 0 || uses[name] != len(ts) {
+			continue // the pipeline's own input, or one it also reads
+		}
+		checked++
+		for _, vb := range b.Body.Blocks {
+			if vb.Type == "validation" {
+				c.errorf("pipeline: variable %s repeats a validation of %s.%s; the leaf module validates it", name, ts[0].leaf, ts[0].input)
+				break
+			}
+		}
+		def := literal(b.Body.Attributes["default"])
+		for _, t := range ts {
+			leaf := mods["modules/"+t.leaf]
+			if leaf == nil {
+				c.errorf("pipeline: module source %q is not a leaf module", t.leaf)
+				continue
+			}
+			lv := variables(leaf)[t.input]
+			if lv == nil {
+				c.errorf("pipeline: %s has no input %s", t.leaf, t.input)
+				continue
+			}
+			leafDef := literal(lv.Body.Attributes["default"])
+			if leafDef == cty.NilVal || leafDef.IsNull() {
+				continue // required, or null by default: null means the same
+			}
+			if def != cty.NilVal && !def.IsNull() && def.Equals(leafDef).True() {
+				c.errorf("pipeline: variable %s repeats the default of %s.%s (%s); default it to null", name, t.leaf, t.input, leafDef.GoString())
+			}
+			if n := literal(lv.Body.Attributes["nullable"]); (def == cty.NilVal || def.IsNull()) && (n == cty.NilVal || n.Type() != cty.Bool || n.True()) {
+				c.errorf("%s: variable %s is not nullable = false, so the pipeline's null for %s would not take its default", t.leaf, t.input, name)
+			}
+		}
+	}
+	if checked < 10 {
+		c.errorf("pipeline: only %d inputs are handed to leaf modules unchanged", checked)
 	}
 }
 
@@ -420,6 +539,8 @@ func checkPipeFiniteRetriesAndAge(c *checker) {
 		}
 	}
 	c.rejected("PipeFiniteRetriesAndAge")
+	c.planFails("pipeline_record_age_forever", "maximum_record_age_in_seconds must be at least 60", true, "pipeline: a record age of -1 (forever)")
+	c.planFails("pipeline_retries_forever", "maximum_retry_attempts must be a whole number between 1 and 10000", true, "pipeline: -1 retries (forever)")
 }
 
 // checkDefaultsPassValidation: every default satisfies its own validations:
@@ -1275,8 +1396,8 @@ func checkLambdaEnvironment(c *checker) {
 				c.errorf("%s: %s is %q, want false outside the local cloud", where, handler.EnvAllowPrivateNetworks, env(handler.EnvAllowPrivateNetworks))
 			}
 		}
-		if pl := p.moduleConfig("pipeline"); pl == nil || pl.Variables["allow_private_networks"] == nil || pl.Variables["allow_private_networks"].Default != false {
-			c.errorf("pipeline: allow_private_networks must default to false")
+		if pl := p.moduleConfig("pipeline"); pl == nil || pl.Variables["enable_private_network_fetches"] == nil || pl.Variables["enable_private_network_fetches"].Default != false {
+			c.errorf("pipeline: enable_private_network_fetches must default to false")
 		}
 	}
 	if parsed == 0 {

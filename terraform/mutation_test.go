@@ -41,6 +41,18 @@ func TestContractsCatchMutations(t *testing.T) {
 		want     string
 	}{
 		{
+			name: "SwitchNotEnable", contract: "ConventionalNames",
+			file: "modules/result-bucket/variables.tf",
+			old:  `variable "enable_force_destroy" {`, new: `variable "force_destroy" {`,
+			want: "modules/result-bucket: variable force_destroy is a switch; name it enable_*",
+		},
+		{
+			name: "TimeoutWithoutUnit", contract: "ConventionalNames",
+			file: "modules/go-lambda/variables.tf",
+			old:  `variable "timeout_seconds" {`, new: `variable "timeout" {`,
+			want: "modules/go-lambda: variable timeout is a duration; name it *_seconds",
+		},
+		{
 			name: "BisectTurnedOff", contract: "PipeBisect",
 			file: "modules/dispatch/main.tf",
 			old:  `on_partial_batch_item_failure = "AUTOMATIC_BISECT"`, new: `on_partial_batch_item_failure = "OFF"`,
@@ -54,9 +66,9 @@ func TestContractsCatchMutations(t *testing.T) {
 		},
 		{
 			name: "RecordAgeDefaultIsStreamRetention", contract: "PipeFiniteRetriesAndAge",
-			file: "modules/pipeline/variables.tf",
+			file: "modules/dispatch/variables.tf",
 			old:  "default     = 3600", new: "default     = 86400",
-			want: "pipe_maximum_record_age_in_seconds must be",
+			want: "maximum_record_age_in_seconds must be at least 60 and below 86400",
 		},
 		{
 			name: "RetryValidationAcceptsForever", contract: "PipeFiniteRetriesAndAge",
@@ -151,7 +163,7 @@ func TestContractsCatchMutations(t *testing.T) {
 		{
 			name: "PipeDLQNotAlarmed", contract: "DLQAlarms",
 			file: "modules/pipeline/monitoring.tf",
-			old:  "dimensions          = { QueueName = module.dispatch.dlq_name }", new: "dimensions          = { QueueName = module.queue.dlq_name }",
+			old:  "dimensions        = { QueueName = module.dispatch.dlq_name }", new: "dimensions        = { QueueName = module.queue.dlq_name }",
 			want: "no alarm watches the dispatch DLQ",
 		},
 		{
@@ -168,7 +180,7 @@ func TestContractsCatchMutations(t *testing.T) {
 		},
 		{
 			name: "VisibilityDefaultTooShort", contract: "VisibilityTimeout",
-			file: "modules/pipeline/variables.tf",
+			file: "modules/work-queue/variables.tf",
 			old:  "default     = 5400", new: "default     = 600",
 			want: "Resource precondition failed",
 		},
@@ -210,7 +222,7 @@ func TestContractsCatchMutations(t *testing.T) {
 		{
 			name: "RunningGraceEqualsVisibility", contract: "LambdaEnvironment",
 			file: "modules/pipeline/main.tf",
-			old:  "var.visibility_timeout_seconds + 600)", new: "var.visibility_timeout_seconds)",
+			old:  "module.queue.visibility_timeout_seconds + 600)", new: "module.queue.visibility_timeout_seconds)",
 			want: "Resource precondition failed",
 		},
 		{
@@ -224,6 +236,26 @@ func TestContractsCatchMutations(t *testing.T) {
 			file: "modules/pipeline/main.tf",
 			old:  "LOG_LEVEL                             = var.lambda_log_level", new: `LOG_LEVEL = "verbose"`,
 			want: "rejects its planned environment",
+		},
+		{
+			name: "PipelineRepeatsLeafDefault", contract: "LeafModulesOwnDefaults",
+			file: "modules/pipeline/variables.tf",
+			old:  "Concurrent pipe batches per stream shard; null keeps the dispatch module's default.\"\n  type        = number\n  default     = null",
+			new:  "Concurrent pipe batches per stream shard; null keeps the dispatch module's default.\"\n  type        = number\n  default     = 1",
+			want: "pipeline: variable pipe_parallelization_factor repeats the default of dispatch.parallelization_factor",
+		},
+		{
+			name: "PipelineRepeatsLeafValidation", contract: "LeafModulesOwnDefaults",
+			file: "modules/pipeline/variables.tf",
+			old:  "Log format of the functions: Text or JSON; null keeps the go-lambda module's default.\"\n  type        = string\n  default     = null\n",
+			new:  "Log format of the functions: Text or JSON; null keeps the go-lambda module's default.\"\n  type        = string\n  default     = null\n\n  validation {\n    condition     = var.lambda_log_format == null || contains([\"Text\", \"JSON\"], coalesce(var.lambda_log_format, \"Text\"))\n    error_message = \"lambda_log_format must be Text or JSON.\"\n  }\n",
+			want: "pipeline: variable lambda_log_format repeats a validation of go-lambda.log_format",
+		},
+		{
+			name: "LeafTakesNullAsNull", contract: "LeafModulesOwnDefaults",
+			file: "modules/dispatch/variables.tf",
+			old:  "Records per batch; an SQS target takes at most 10.\"\n  type        = number\n  nullable    = false\n", new: "Records per batch; an SQS target takes at most 10.\"\n  type        = number\n",
+			want: "dispatch: variable batch_size is not nullable = false",
 		},
 		{
 			name: "ProviderFloorLowered", contract: "ProviderFloor",

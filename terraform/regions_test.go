@@ -68,6 +68,14 @@ func TestApplyCompleteInTwoRegions(t *testing.T) {
 // cloud serving region of account.
 func applyIn(t *testing.T, account *localcloud.Account, region string, prepare func(tree string)) error {
 	t.Helper()
+	_, _, err := applyLocal(t, account, region, prepare)
+	return err
+}
+
+// applyLocal is applyIn returning the workspace and the variable file the
+// apply used, for a later plan of the same state.
+func applyLocal(t *testing.T, account *localcloud.Account, region string, prepare func(tree string)) (*workspace, string, error) {
+	t.Helper()
 	ctx := context.Background()
 	cloud := localcloud.New(localcloud.Config{Addr: "127.0.0.1:0", Region: region, Account: account})
 	require.NoError(t, cloud.Start(ctx))
@@ -86,13 +94,13 @@ func applyIn(t *testing.T, account *localcloud.Account, region string, prepare f
 		"AWS_ENDPOINT_URL":      cloud.URL(),
 	}))
 	vars, err := json.Marshal(map[string]any{
-		"name": "twice", "region": region, "dist_dir": w.dist, "table_deletion_protection_enabled": false,
+		"name": "twice", "region": region, "dist_dir": w.dist, "enable_table_deletion_protection": false,
 		"architecture": "x86_64", // the local cloud runs bootstraps natively
 	})
 	require.NoError(t, err)
 	varFile := filepath.Join(t.TempDir(), "vars.tfvars.json")
 	require.NoError(t, os.WriteFile(varFile, vars, 0o644))
-	return w.tf.Apply(ctx, tfexec.VarFile(varFile), tfexec.Lock(false))
+	return w, varFile, w.tf.Apply(ctx, tfexec.VarFile(varFile), tfexec.Lock(false))
 }
 
 // edit replaces old (which must occur) with new in the file at path.

@@ -500,8 +500,6 @@ func sidStatements(sids ...string) string {
 var rejections = []rejection{
 	{"PipeFiniteRetriesAndAge", "dispatch", "maximum_record_age_in_seconds", recordAges},
 	{"PipeFiniteRetriesAndAge", "dispatch", "maximum_retry_attempts", retries},
-	{"PipeFiniteRetriesAndAge", "pipeline", "pipe_maximum_record_age_in_seconds", recordAges},
-	{"PipeFiniteRetriesAndAge", "pipeline", "pipe_maximum_retry_attempts", retries},
 	{"NoWildcardActions", "go-lambda", "policy_statements", []string{wildcardStatement("sqs:*"), wildcardStatement("*"), wildcardStatement("dynamodb:Get*")}},
 	{"DeadLetterQueues", "work-queue", "max_receive_count", []string{"0", "1001"}},
 	{"FunctionLeastPrivilege", "go-lambda", "policy_statements", []string{sidStatements("Same", "Same"), sidStatements("WriteLogs"), sidStatements("ConsumeQueue")}},
@@ -518,8 +516,13 @@ type planCase struct {
 var planCases = []planCase{
 	{"grace_equals_visibility", "pipeline", map[string]string{"running_grace_seconds": "5400"}},
 	{"equal_retention", "work-queue", map[string]string{"message_retention_seconds": "345600", "dlq_message_retention_seconds": "345600"}},
-	{"visibility_below_six_timeouts", "pipeline", map[string]string{"scraper_timeout": "420", "visibility_timeout_seconds": "2519", "running_grace_seconds": "2579"}},
-	{"visibility_six_timeouts", "pipeline", map[string]string{"scraper_timeout": "420", "visibility_timeout_seconds": "2520", "running_grace_seconds": "2580"}},
+	{"visibility_below_six_timeouts", "pipeline", map[string]string{"scraper_timeout_seconds": "420", "visibility_timeout_seconds": "2519", "running_grace_seconds": "2579"}},
+	{"visibility_six_timeouts", "pipeline", map[string]string{"scraper_timeout_seconds": "420", "visibility_timeout_seconds": "2520", "running_grace_seconds": "2580"}},
+	// The pipeline passes these to the dispatch module, whose validations
+	// refuse them at plan time (terraform validate sees the pipeline's own
+	// inputs only as unknown values).
+	{"pipeline_record_age_forever", "pipeline", map[string]string{"pipe_maximum_record_age_in_seconds": "-1"}},
+	{"pipeline_retries_forever", "pipeline", map[string]string{"pipe_maximum_retry_attempts": "-1"}},
 }
 
 // writeProbes writes the probe roots into tree.

@@ -122,7 +122,7 @@ func (a *awsTarget) Prepare(t *testing.T, name string) (map[string]any, map[stri
 		"tags":         map[string]any{"Purpose": "taskpipe-integration-test", "Deployment": name},
 		// The complete example protects its table; the teardown must be
 		// able to delete it.
-		"table_deletion_protection_enabled": false,
+		"enable_table_deletion_protection": false,
 	}, map[string]string{}
 }
 

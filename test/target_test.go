@@ -81,7 +81,7 @@ type faultTarget interface {
 // scraper timeout, lease > scraper timeout and > 2 × margin, running grace
 // > visibility.
 type timings struct {
-	ScraperTimeout int // scraper_timeout (s)
+	ScraperTimeout int // scraper_timeout_seconds
 	Visibility     int // visibility_timeout_seconds
 	Lease          int // lease_seconds
 	Margin         int // MARGIN_SECONDS: time the scraper keeps to write its outcome
@@ -114,7 +114,7 @@ func (tm timings) override() string {
 # the example: timings in seconds instead of minutes, so that failures and
 # their recovery happen within a test run.
 module "pipeline" {
-  scraper_timeout                = %d
+  scraper_timeout_seconds                = %d
   visibility_timeout_seconds     = %d
   lease_seconds                  = %d
   running_grace_seconds          = %d

@@ -35,12 +35,14 @@ func runChaos(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	duplicate := fs.Float64("duplicate", 0, "share of SQS deliveries made twice (default 0.05; --short 0.1)")
 	dropAck := fs.Float64("drop-ack", 0, "share of acknowledgements lost (default 0.01; --short 0.02)")
 	kill := fs.Float64("kill", 0, "share of the scraper's claims after which it is killed (default 0.01; --short 0.03)")
+	fnTimeout := fs.Float64("fn-timeout", 0, "share of the scraper's claims after which its process is frozen mid-fetch, so the invocation hits the function timeout (default 0.01; --short 0.03)")
+	fnTimeoutAfter := fs.Duration("fn-timeout-after", chaos.DefaultTimeoutAfter, "how long after its claim a --fn-timeout scraper is frozen")
 	ackDelay := fs.Duration("ack-delay", 0, "how long each acknowledgement is held (default 300ms; --short 200ms)")
 	ddb5xx := fs.Float64("ddb-5xx", 0, "share of DynamoDB data-plane requests answered 500 InternalServerError (default 0.01; --short 0.02)")
 	pipeFail := fs.Float64("pipe-fail", 0, "share of the Pipe's SendMessage calls to the work queue that fail (default 0.02; --short 0.05)")
 	pipeRefuse := fs.Float64("pipe-refuse", 0, "share of work messages the Pipe can never send: bisect, pipe DLQ, reconciler re-dispatch (default 0.005; --short 0.02)")
-	enrichErr := fs.Float64("enrich-error", 0, "share of the Pipe's enrichment invocations that fail (default 0; needs enrichment on, as in the local example)")
-	enrichTimeout := fs.Float64("enrich-timeout", 0, "share of the Pipe's enrichment invocations that hang for --enrich-hang and time out (default 0)")
+	enrichErr := fs.Float64("enrich-error", 0, "share of the Pipe's enrichment invocations that fail (default 0.01; --short 0: its stack runs no enrichment)")
+	enrichTimeout := fs.Float64("enrich-timeout", 0, "share of the Pipe's enrichment invocations that hang for --enrich-hang and time out (default 0.005; --short 0)")
 	enrichHang := fs.Duration("enrich-hang", time.Second, "how long a timed-out enrichment invocation hangs")
 	filterEdit := fs.Bool("filter-edit", true, "terraform apply a rewritten pipe filter mid-run, with the pipe's target down meanwhile")
 	timeout := fs.Duration("timeout", chaos.DefaultTimeout, "how long to wait for every task to become terminal")
@@ -75,7 +77,8 @@ func runChaos(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}{{"poison", *poison, &plan.PoisonRate}, {"throttle", *throttle, &plan.ThrottleRate}, {"duplicate", *duplicate, &plan.DuplicateRate},
 		{"drop-ack", *dropAck, &plan.DropAckRate}, {"kill", *kill, &plan.KillRate}, {"ddb-5xx", *ddb5xx, &plan.ServerErrorRate},
 		{"pipe-fail", *pipeFail, &plan.PipeFailureRate}, {"pipe-refuse", *pipeRefuse, &plan.PipeRefuseRate},
-		{"enrich-error", *enrichErr, &plan.EnrichErrorRate}, {"enrich-timeout", *enrichTimeout, &plan.EnrichTimeoutRate}} {
+		{"enrich-error", *enrichErr, &plan.EnrichErrorRate}, {"enrich-timeout", *enrichTimeout, &plan.EnrichTimeoutRate},
+		{"fn-timeout", *fnTimeout, &plan.TimeoutRate}} {
 		if flagSet(fs, o.name) {
 			*o.dst = o.v
 		}
@@ -84,6 +87,9 @@ func runChaos(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		plan.AckDelay = *ackDelay
 	}
 	plan.EnrichTimeout = *enrichHang
+	if flagSet(fs, "fn-timeout-after") {
+		plan.TimeoutAfter = *fnTimeoutAfter
+	}
 	if flagSet(fs, "filter-edit") {
 		plan.FilterEdit = *filterEdit
 	}

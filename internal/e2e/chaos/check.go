@@ -92,6 +92,7 @@ const (
 	InvPoisonInDLQ     = "every poison message in the work DLQ with its reason"
 	InvDLQExplained    = "every DLQ message has a reason and an origin"
 	InvKillsRecovered  = "every killed worker's claim recovered"
+	InvFrozenTimedOut  = "every frozen worker's invocation timed out"
 	InvFaultsConfigure = "faults configured"
 	// InvFaultPrefix starts the name of each "fault fired" row.
 	InvFaultPrefix = "fault fired: "
@@ -474,15 +475,32 @@ func (c *checker) faults() []Invariant {
 		fired("pipe outage across the filter edit", st.PipeOutageFailures, st.PipeOutageFailures,
 			fmt.Sprintf("%d sends failed while terraform apply ran", st.PipeOutageFailures))
 	}
-	kills := int64(0)
+	kills, timeoutRules := int64(0), 0
 	for i, k := range cfg.Kill {
 		n := int64(0)
 		if i < len(st.KillsByRule) {
 			n = st.KillsByRule[i]
 		}
+		if k.Action == fault.KillAtTimeout {
+			timeoutRules++
+			fired(fmt.Sprintf("worker frozen until its timeout (rule %d)", i), st.KillCandidates, n,
+				fmt.Sprintf("%d instances frozen %s after a successful request matching %s (rate %s); %d freezes found the invocation over",
+					n, time.Duration(k.Delay), killName(k), pctf(k.Rate), st.FreezeMissed))
+			continue
+		}
 		kills += n
 		fired(fmt.Sprintf("worker killed (rule %d)", i), st.KillCandidates, n,
 			fmt.Sprintf("%d instances killed after a successful request matching %s (rate %s)", n, killName(k), pctf(k.Rate)))
+	}
+	if timeoutRules > 0 {
+		// The function platform's own count: a frozen process answers
+		// nothing, so each freeze is an invocation that timed out.
+		v := 0
+		if f.ScraperTimeouts < st.Frozen {
+			v = int(st.Frozen - f.ScraperTimeouts)
+		}
+		out = append(out, Invariant{Name: InvFrozenTimedOut, Checked: int(st.Frozen), Violations: v,
+			Detail: fmt.Sprintf("%d instances frozen, %d scraper invocations timed out (REPORT Status: timeout)", st.Frozen, f.ScraperTimeouts)})
 	}
 	if f.PoisonPlanned > 0 {
 		fired("poison messages", int64(f.PoisonPlanned), int64(len(c.h.Poison)),

@@ -7,9 +7,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/taskpipe/taskpipe/internal/localaws/emu/fault"
 	"github.com/taskpipe/taskpipe/internal/task"
 )
 
@@ -268,6 +270,12 @@ func TestCheckEachInvariantFails(t *testing.T) {
 				Reason: "moved by SQS after maxReceiveCount receives", Body: `{"taskId":"` + id + `"}`})
 			h.Faults.Stats.KillsByRule = []int64{int64(Check(h).Summary.Abandoned) + 1}
 		}, map[string]int{InvKillsRecovered: 1}},
+		{"a frozen worker's invocation that never timed out", func(t *testing.T, h *History) {
+			h.Faults.Config.Kill = append(h.Faults.Config.Kill, fault.KillRule{Function: "scraper", Rate: 0.01,
+				Action: fault.KillAtTimeout, Delay: fault.Duration(10 * time.Millisecond)})
+			h.Faults.Stats.KillsByRule = append(h.Faults.Stats.KillsByRule, 2)
+			h.Faults.Stats.Frozen, h.Faults.ScraperTimeouts = 2, 1
+		}, map[string]int{InvFrozenTimedOut: 1}},
 		{"Failed with a retryable errorKind", func(t *testing.T, h *History) {
 			setLast(h, pick(t, h, exhausted), func(im *Image) { im.ErrorKind = string(task.KindRetryable) })
 		}, map[string]int{InvFailedReason: 1}},

@@ -156,6 +156,9 @@ type Faults struct {
 	Config        fault.Config `json:"config"`
 	Stats         fault.Stats  `json:"stats"`
 	Web           WebFaults    `json:"web"`
+	// ScraperTimeouts is the number of the scraper's invocations that
+	// ran into its timeout, as the function platform counted them.
+	ScraperTimeouts int64 `json:"scraperTimeouts,omitempty"`
 }
 
 // WebFaults are the fixture web's failing sites among the run's tasks.

@@ -36,6 +36,12 @@ type Plan struct {
 	// KillRate is the share of the scraper's claims after which its
 	// process is killed.
 	KillRate float64
+	// TimeoutRate is the share of the scraper's claims after which its
+	// process is frozen TimeoutAfter later, when its fetches are under
+	// way: the invocation runs into the function's timeout and the
+	// platform kills it there (fault.KillAtTimeout).
+	TimeoutRate  float64
+	TimeoutAfter time.Duration
 	// ServerErrorRate is the share of DynamoDB data-plane requests
 	// answered 500 InternalServerError (the SDKs retry it).
 	ServerErrorRate float64
@@ -92,7 +98,9 @@ func ChaosMix() fixtureweb.Mix {
 //
 // On top of those: 1% of DynamoDB requests answered 500, 2% of the Pipe's
 // sends failing, 0.5% of work messages the Pipe can never send (its DLQ
-// and the reconciler recover them), and the mid-run filter edit.
+// and the reconciler recover them), 1% of the Pipe's enrichment
+// invocations failing and 0.5% timing out, 1% of claims followed by a
+// function timeout mid-fetch, and the mid-run filter edit.
 func FullPlan() Plan {
 	return Plan{
 		Mix:             ChaosMix(),
@@ -105,9 +113,24 @@ func FullPlan() Plan {
 		ServerErrorRate: 0.01,
 		PipeFailureRate: 0.02,
 		PipeRefuseRate:  0.005,
-		FilterEdit:      true,
+		// The local example runs enrichment. A timed-out invocation
+		// hangs 1 s and then fails as a timeout (Sandbox.Timedout), which
+		// is what the pipe sees of one that ran out its 30 s.
+		EnrichErrorRate:   0.01,
+		EnrichTimeoutRate: 0.005,
+		EnrichTimeout:     time.Second,
+		TimeoutRate:       0.01,
+		TimeoutAfter:      DefaultTimeoutAfter,
+		FilterEdit:        true,
 	}
 }
+
+// DefaultTimeoutAfter is how long after its claim a scraper is frozen for
+// a timeout fault: on the fixture web a claim's robots.txt and start-page
+// fetches take a few to some tens of milliseconds, so the freeze lands
+// while they are in flight (the run reports the freezes that found the
+// invocation already over).
+const DefaultTimeoutAfter = 10 * time.Millisecond
 
 // ShortPlan is the chaos run of make test: the same faults at rates that
 // make each fire several times in a few hundred tasks.
@@ -124,6 +147,8 @@ func ShortPlan() Plan {
 		ServerErrorRate: 0.02,
 		PipeFailureRate: 0.05,
 		PipeRefuseRate:  0.02,
+		TimeoutRate:     0.03,
+		TimeoutAfter:    DefaultTimeoutAfter,
 		FilterEdit:      true,
 	}
 }
@@ -137,7 +162,7 @@ func (p Plan) Validate() error {
 	}{{"poison", p.PoisonRate}, {"throttle", p.ThrottleRate}, {"duplicate", p.DuplicateRate},
 		{"drop-ack", p.DropAckRate}, {"kill", p.KillRate}, {"ddb-5xx", p.ServerErrorRate},
 		{"pipe-fail", p.PipeFailureRate}, {"pipe-refuse", p.PipeRefuseRate},
-		{"enrich-error", p.EnrichErrorRate}, {"enrich-timeout", p.EnrichTimeoutRate}}
+		{"enrich-error", p.EnrichErrorRate}, {"enrich-timeout", p.EnrichTimeoutRate}, {"fn-timeout", p.TimeoutRate}}
 	for _, r := range rates {
 		if math.IsNaN(r.v) || r.v < 0 || r.v > 1 {
 			errs = append(errs, fmt.Sprintf("%s rate %v outside 0..1", r.name, r.v))
@@ -151,6 +176,12 @@ func (p Plan) Validate() error {
 	}
 	if p.EnrichTimeout < 0 || p.EnrichTimeout > time.Minute {
 		errs = append(errs, fmt.Sprintf("enrich timeout %s outside 0..1m", p.EnrichTimeout))
+	}
+	if p.KillRate+p.TimeoutRate > 1 {
+		errs = append(errs, fmt.Sprintf("kill rate %v + fn-timeout rate %v above 1", p.KillRate, p.TimeoutRate))
+	}
+	if p.TimeoutAfter < 0 || p.TimeoutAfter > time.Minute {
+		errs = append(errs, fmt.Sprintf("fn-timeout-after %s outside 0..1m", p.TimeoutAfter))
 	}
 	if p.AckDelay < 0 || p.AckDelay > time.Minute {
 		errs = append(errs, fmt.Sprintf("ack delay %s outside 0..1m", p.AckDelay))
@@ -189,8 +220,18 @@ func (p Plan) FaultConfig(o demo.Outputs) fault.Config {
 			AckDelay: fault.Duration(p.AckDelay), Queues: []string{queue}}
 	}
 	if p.KillRate > 0 {
-		c.Kill = []fault.KillRule{{Function: o.Functions["scraper"], Service: "dynamodb", Operation: "UpdateItem",
-			BodyContains: ClaimMarker, Rate: p.KillRate}}
+		c.Kill = append(c.Kill, fault.KillRule{Function: o.Functions["scraper"], Service: "dynamodb", Operation: "UpdateItem",
+			BodyContains: ClaimMarker, Rate: p.KillRate})
+	}
+	if p.TimeoutRate > 0 {
+		// Rolled after the kill rule, for the claims it spared: its rate
+		// is scaled so it applies to the share of all claims asked for.
+		rate := p.TimeoutRate
+		if p.KillRate > 0 {
+			rate = min(1, p.TimeoutRate/(1-p.KillRate))
+		}
+		c.Kill = append(c.Kill, fault.KillRule{Function: o.Functions["scraper"], Service: "dynamodb", Operation: "UpdateItem",
+			BodyContains: ClaimMarker, Rate: rate, Action: fault.KillAtTimeout, Delay: fault.Duration(p.TimeoutAfter)})
 	}
 	return c
 }

@@ -88,6 +88,11 @@ func (r *recorder) record(ctx context.Context) (*History, error) {
 	for seq, f := range r.st.Cloud.Pipes().Deliveries(r.st.Outputs.PipeName) {
 		h.Pipe.Fates[seq] = PipeFate{Delivered: f.Delivered, DeadLettered: f.DeadLettered}
 	}
+	if fs, err := r.st.Cloud.Functions().Stats(r.st.Outputs.Functions["scraper"]); err != nil {
+		errs = append(errs, fmt.Errorf("chaos: scraper stats: %w", err))
+	} else {
+		h.Faults.ScraperTimeouts = fs.Timeouts
+	}
 	h.Faults.PoisonPlanned = r.plan.Poison(r.rep.Lines)
 	h.Faults.Web = webFaults(r.st.Web, r.rep)
 	return h, errors.Join(errs...)

@@ -172,7 +172,7 @@ func (cfg Config) before(ctx context.Context, st *demo.Stage, d demo.Config, out
 // zero reports whether nothing of the plan is set.
 func (p Plan) zero() bool {
 	return p.Mix == nil && p.PoisonRate == 0 && p.ThrottleRate == 0 && p.DuplicateRate == 0 &&
-		p.DropAckRate == 0 && p.AckDelay == 0 && p.KillRate == 0 && p.ServerErrorRate == 0 &&
+		p.DropAckRate == 0 && p.AckDelay == 0 && p.KillRate == 0 && p.TimeoutRate == 0 && p.ServerErrorRate == 0 &&
 		p.PipeFailureRate == 0 && p.PipeRefuseRate == 0 && p.EnrichErrorRate == 0 && p.EnrichTimeoutRate == 0 && !p.FilterEdit
 }
 
@@ -189,6 +189,7 @@ func (p Plan) String() string {
 	add(p.DropAckRate > 0, "lost acks %s", pctf(p.DropAckRate))
 	add(p.AckDelay > 0, "acks delayed %s", p.AckDelay)
 	add(p.KillRate > 0, "scraper killed after %s of claims", pctf(p.KillRate))
+	add(p.TimeoutRate > 0, "scraper frozen %s after %s of claims until its timeout", p.TimeoutAfter, pctf(p.TimeoutRate))
 	add(p.PoisonRate > 0, "poison %s of lines", pctf(p.PoisonRate))
 	add(p.ServerErrorRate > 0, "DynamoDB 500s %s", pctf(p.ServerErrorRate))
 	add(p.PipeFailureRate > 0, "pipe sends failing %s", pctf(p.PipeFailureRate))
@@ -227,10 +228,11 @@ func printResult(w io.Writer, oc *Outcome, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("chaos: print: %w", err)
 	}
-	if st.DynamoDBServerErrors+st.PipeDeliveries+st.PipeEnrichments+st.PipeOutageFailures > 0 {
-		_, err = fmt.Fprintf(w, "Also injected: %d DynamoDB 500s, %d of %d pipe sends failed, %d messages refused by the pipe's target (%d sends), %d sends failed in the outage across the filter edit, %d enrichment errors and %d timeouts of %d invocations\n",
+	if st.DynamoDBServerErrors+st.PipeDeliveries+st.PipeEnrichments+st.PipeOutageFailures+st.Frozen+st.FreezeMissed > 0 {
+		_, err = fmt.Fprintf(w, "Also injected: %d DynamoDB 500s, %d of %d pipe sends failed, %d messages refused by the pipe's target (%d sends), %d sends failed in the outage across the filter edit, %d enrichment errors and %d timeouts of %d invocations, %d scrapers frozen mid-claim until their timeout (%d scraper timeouts; %d freezes found the invocation over)\n",
 			st.DynamoDBServerErrors, st.PipeTargetFailures, st.PipeDeliveries, st.PipeRefusedBodies, st.PipeTargetRefusals,
-			st.PipeOutageFailures, st.PipeEnrichmentErrors, st.PipeEnrichmentTimeouts, st.PipeEnrichments)
+			st.PipeOutageFailures, st.PipeEnrichmentErrors, st.PipeEnrichmentTimeouts, st.PipeEnrichments,
+			st.Frozen, h.Faults.ScraperTimeouts, st.FreezeMissed)
 		if err != nil {
 			return fmt.Errorf("chaos: print: %w", err)
 		}

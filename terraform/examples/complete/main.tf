@@ -28,7 +28,7 @@ module "pipeline" {
 
   # Production: the task table refuses DeleteTable; turn it off (and apply)
   # before terraform destroy.
-  table_deletion_protection_enabled = var.table_deletion_protection_enabled
+  enable_table_deletion_protection = var.enable_table_deletion_protection
 
   tags = var.tags
 }

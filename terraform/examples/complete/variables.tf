@@ -33,7 +33,7 @@ variable "alarm_actions" {
   default     = []
 }
 
-variable "table_deletion_protection_enabled" {
+variable "enable_table_deletion_protection" {
   description = "Refuse DeleteTable on the task table; set false (and apply) before destroying a test stack."
   type        = bool
   default     = true

@@ -42,12 +42,12 @@ module "pipeline" {
 
   # Short timeouts keep retries and recovery observable in minutes;
   # 180 s of visibility is the 6 x 30 s minimum.
-  scraper_timeout            = 30
+  scraper_timeout_seconds    = 30
   visibility_timeout_seconds = 180
   running_grace_seconds      = 240
   pending_grace_seconds      = 60
   lease_seconds              = 45
-  reconciler_timeout         = 50
+  reconciler_timeout_seconds = 50
 
   reconciler_schedule_expression = "rate(1 minute)"
 
@@ -62,9 +62,9 @@ module "pipeline" {
   # The local cloud's IAM and streams are consistent at once.
   pipe_create_delay_seconds = 0
 
-  allow_private_networks = true
-  log_retention_in_days  = 1
+  enable_private_network_fetches = true
+  log_retention_in_days          = 1
 
   # The demo destroys what it deployed, documents included.
-  result_force_destroy = true
+  enable_result_force_destroy = true
 }

@@ -178,7 +178,7 @@ resource "aws_pipes_pipe" "this" {
     level = var.log_level
     # Set explicitly in both cases: left unset it shows a perpetual diff in
     # some provider versions (docs/aws-behaviour.md §7.1, pulumi-aws #4412).
-    include_execution_data = var.log_include_execution_data ? ["ALL"] : []
+    include_execution_data = var.enable_log_execution_data ? ["ALL"] : []
 
     cloudwatch_logs_log_destination {
       log_group_arn = aws_cloudwatch_log_group.this.arn

@@ -41,6 +41,7 @@ variable "description" {
 variable "create_delay_seconds" {
   description = "Seconds to wait after the role policy (and a new source stream) exist before creating the pipe: CreatePipe fails with \"Cannot access stream\" until both have propagated (provider issue #40572). 0 skips the wait (the local cloud)."
   type        = number
+  nullable    = false
   default     = 90
 
   validation {
@@ -83,6 +84,7 @@ variable "filter_patterns" {
 variable "starting_position" {
   description = "Where a new pipe starts reading: TRIM_HORIZON (the oldest record still in the stream, so nothing written between table and pipe creation is missed; duplicates are harmless) or LATEST. Changing it replaces the pipe."
   type        = string
+  nullable    = false
   default     = "TRIM_HORIZON"
 
   validation {
@@ -94,6 +96,7 @@ variable "starting_position" {
 variable "batch_size" {
   description = "Records per batch; an SQS target takes at most 10."
   type        = number
+  nullable    = false
   default     = 10
 
   validation {
@@ -105,6 +108,7 @@ variable "batch_size" {
 variable "maximum_batching_window_in_seconds" {
   description = "How long the pipe may wait to fill a batch; 0 sends as soon as records arrive."
   type        = number
+  nullable    = false
   default     = 0
 
   validation {
@@ -116,6 +120,7 @@ variable "maximum_batching_window_in_seconds" {
 variable "maximum_record_age_in_seconds" {
   description = "Records older than this go to the DLQ instead of being retried. Finite and below the stream's 24-hour retention, so a poison record cannot block its shard until it expires."
   type        = number
+  nullable    = false
   default     = 3600
 
   validation {
@@ -128,6 +133,7 @@ variable "maximum_record_age_in_seconds" {
 variable "maximum_retry_attempts" {
   description = "Retries of a failing batch (after bisecting) before it goes to the DLQ. Finite on purpose; 0 is refused because the provider does not send 0 on create, which leaves the AWS default of -1 (retry forever)."
   type        = number
+  nullable    = false
   default     = 3
 
   validation {
@@ -139,6 +145,7 @@ variable "maximum_retry_attempts" {
 variable "parallelization_factor" {
   description = "Concurrent batches per shard. Record order per key holds at any value, so 1 is only a starting point."
   type        = number
+  nullable    = false
   default     = 1
 
   validation {
@@ -150,6 +157,7 @@ variable "parallelization_factor" {
 variable "dlq_message_retention_seconds" {
   description = "How long the pipe DLQ keeps batch pointers. The stream keeps the records only 24 hours; the pointers stay useful as an audit trail."
   type        = number
+  nullable    = false
   default     = 1209600
 
   validation {
@@ -184,6 +192,7 @@ variable "target_input_template" {
 variable "log_level" {
   description = "Pipe log level: OFF, ERROR, INFO or TRACE."
   type        = string
+  nullable    = false
   default     = "ERROR"
 
   validation {
@@ -192,15 +201,17 @@ variable "log_level" {
   }
 }
 
-variable "log_include_execution_data" {
+variable "enable_log_execution_data" {
   description = "Include event payloads in the pipe's logs (may log task URLs)."
   type        = bool
+  nullable    = false
   default     = false
 }
 
 variable "log_retention_in_days" {
   description = "Retention of the pipe's log group."
   type        = number
+  nullable    = false
   default     = 30
 
   validation {

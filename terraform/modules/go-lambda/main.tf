@@ -83,7 +83,7 @@ resource "aws_lambda_function" "this" {
   filename         = var.zip_path
   source_code_hash = filebase64sha256(var.zip_path)
   memory_size      = var.memory_size
-  timeout          = var.timeout
+  timeout          = var.timeout_seconds
 
   reserved_concurrent_executions = var.reserved_concurrent_executions
 

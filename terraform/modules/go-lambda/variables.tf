@@ -52,6 +52,7 @@ variable "architecture" {
 variable "memory_size" {
   description = "Memory of the function in MB (CPU scales with it)."
   type        = number
+  nullable    = false
   default     = 128
 
   validation {
@@ -60,14 +61,15 @@ variable "memory_size" {
   }
 }
 
-variable "timeout" {
+variable "timeout_seconds" {
   description = "Timeout of one invocation in seconds."
   type        = number
+  nullable    = false
   default     = 30
 
   validation {
-    condition     = var.timeout >= 1 && var.timeout <= 900
-    error_message = "timeout must be between 1 and 900 seconds."
+    condition     = var.timeout_seconds >= 1 && var.timeout_seconds <= 900
+    error_message = "timeout_seconds must be between 1 and 900 seconds."
   }
 }
 
@@ -91,6 +93,7 @@ variable "environment" {
 variable "log_retention_in_days" {
   description = "Retention of the function's log group."
   type        = number
+  nullable    = false
   default     = 30
 
   validation {
@@ -102,6 +105,7 @@ variable "log_retention_in_days" {
 variable "log_format" {
   description = "Log format of the function: Text, or JSON for Lambda's structured system logs."
   type        = string
+  nullable    = false
   default     = "Text"
 
   validation {

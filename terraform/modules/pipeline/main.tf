@@ -13,10 +13,10 @@ locals {
 
   # A claim's lease outlives the invocation that holds it, so no healthy
   # worker ever loses its task to a takeover.
-  lease_seconds = coalesce(var.lease_seconds, var.scraper_timeout + 60)
+  lease_seconds = coalesce(var.lease_seconds, var.scraper_timeout_seconds + 60)
   # Longer than the visibility timeout, so the reconciler never races SQS's
   # own redelivery of a released task (docs/design.md §3).
-  running_grace_seconds = coalesce(var.running_grace_seconds, var.visibility_timeout_seconds + 600)
+  running_grace_seconds = coalesce(var.running_grace_seconds, module.queue.visibility_timeout_seconds + 600)
 
   # arn:<partition>:sqs:<region>:<account>:<name>, read from an output so the
   # plan needs no data source call.
@@ -31,11 +31,11 @@ locals {
   # What every function reads (internal/handler/config.go); each function
   # ignores the variables it does not need.
   environment = merge(var.lambda_environment, {
-    TABLE_NAME                            = module.table.name
+    TABLE_NAME                            = module.table.table_name
     WORK_QUEUE_URL                        = module.queue.queue_url
     WORK_DLQ_URL                          = module.queue.dlq_url
-    WORK_QUEUE_VISIBILITY_TIMEOUT_SECONDS = tostring(var.visibility_timeout_seconds)
-    ALLOW_PRIVATE_NETWORKS                = tostring(var.allow_private_networks)
+    WORK_QUEUE_VISIBILITY_TIMEOUT_SECONDS = tostring(module.queue.visibility_timeout_seconds)
+    ALLOW_PRIVATE_NETWORKS                = tostring(var.enable_private_network_fetches)
     LEASE_SECONDS                         = tostring(local.lease_seconds)
     PENDING_GRACE_SECONDS                 = tostring(var.pending_grace_seconds)
     RUNNING_GRACE_SECONDS                 = tostring(local.running_grace_seconds)
@@ -48,13 +48,13 @@ locals {
 
   # The scraper checks its lease against its own timeout at start-up.
   scraper_environment = merge(local.environment, {
-    FUNCTION_TIMEOUT_SECONDS = tostring(var.scraper_timeout)
+    FUNCTION_TIMEOUT_SECONDS = tostring(var.scraper_timeout_seconds)
     RETRY_BACKOFF_SECONDS    = tostring(var.scraper_retry_backoff_seconds)
     SCRAPER_USER_AGENT       = var.scraper_user_agent
     SCRAPER_OPTOUT_DOMAINS   = join(",", var.scraper_optout_domains)
     SCRAPER_MAX_PAGES        = tostring(var.scraper_max_pages)
-    RESULT_BUCKET            = module.results.name
-    RESULT_PREFIX            = var.result_prefix
+    RESULT_BUCKET            = module.results.bucket_name
+    RESULT_PREFIX            = module.results.prefix
   })
 
   # Bucket names are global: the default adds the account (at most 32 + 9 +
@@ -78,7 +78,7 @@ module "table" {
   source = "../task-table"
 
   name                          = "${var.name}-tasks"
-  deletion_protection_enabled   = var.table_deletion_protection_enabled
+  enable_deletion_protection    = var.enable_table_deletion_protection
   enable_point_in_time_recovery = var.enable_point_in_time_recovery
   enable_ttl                    = var.enable_ttl
   tags                          = var.tags
@@ -88,7 +88,7 @@ module "queue" {
   source = "../work-queue"
 
   name                             = "${var.name}-work"
-  consumer_timeout_seconds         = var.scraper_timeout
+  consumer_timeout_seconds         = var.scraper_timeout_seconds
   consumer_batching_window_seconds = 0
   visibility_timeout_seconds       = var.visibility_timeout_seconds
   message_retention_seconds        = var.message_retention_seconds
@@ -100,13 +100,13 @@ module "queue" {
 module "results" {
   source = "../result-bucket"
 
-  name              = local.result_bucket_name
-  prefix            = var.result_prefix
-  expiration_days   = var.result_expiration_days
-  kms_key_arn       = var.result_kms_key_arn
-  enable_versioning = var.enable_result_versioning
-  force_destroy     = var.result_force_destroy
-  tags              = var.tags
+  name                 = local.result_bucket_name
+  prefix               = var.result_prefix
+  expiration_days      = var.result_expiration_days
+  kms_key_arn          = var.result_kms_key_arn
+  enable_versioning    = var.enable_result_versioning
+  enable_force_destroy = var.enable_result_force_destroy
+  tags                 = var.tags
 }
 
 module "enrich" {
@@ -118,7 +118,7 @@ module "enrich" {
   zip_path              = local.zip_paths.enrich
   architecture          = var.architecture
   memory_size           = var.enrich_memory_size
-  timeout               = var.enrich_timeout
+  timeout_seconds       = var.enrich_timeout_seconds
   environment           = local.environment
   log_retention_in_days = var.log_retention_in_days
   log_format            = var.lambda_log_format
@@ -151,7 +151,7 @@ module "dispatch" {
   enrichment_function_arn            = var.enable_enrichment ? module.enrich[0].function_arn : null
   target_input_template              = var.target_input_template
   log_level                          = var.pipe_log_level
-  log_include_execution_data         = var.pipe_log_include_execution_data
+  enable_log_execution_data          = var.enable_pipe_log_execution_data
   log_retention_in_days              = var.log_retention_in_days
   tags                               = var.tags
 }
@@ -159,12 +159,12 @@ module "dispatch" {
 module "scraper" {
   source = "../go-lambda"
 
-  name         = "${var.name}-scraper"
-  description  = "Claims and scrapes one task per message from the work queue."
-  zip_path     = local.zip_paths.scraper
-  architecture = var.architecture
-  memory_size  = var.scraper_memory_size
-  timeout      = var.scraper_timeout
+  name            = "${var.name}-scraper"
+  description     = "Claims and scrapes one task per message from the work queue."
+  zip_path        = local.zip_paths.scraper
+  architecture    = var.architecture
+  memory_size     = var.scraper_memory_size
+  timeout_seconds = var.scraper_timeout_seconds
   # -1: unreserved (go-lambda, aws_lambda_function).
   reserved_concurrent_executions = coalesce(var.scraper_reserved_concurrency, -1)
   environment                    = local.scraper_environment
@@ -186,7 +186,7 @@ module "scraper" {
       # handlers never read a row with GetItem.
       sid       = "ClaimAndFinishTasks"
       actions   = ["dynamodb:UpdateItem"]
-      resources = [module.table.arn]
+      resources = [module.table.table_arn]
     },
     {
       # Retry backoff for a released task.
@@ -225,7 +225,7 @@ module "reconciler" {
   zip_path                       = local.zip_paths.reconciler
   architecture                   = var.architecture
   memory_size                    = var.reconciler_memory_size
-  timeout                        = var.reconciler_timeout
+  timeout_seconds                = var.reconciler_timeout_seconds
   reserved_concurrent_executions = coalesce(var.reconciler_reserved_concurrency, -1)
   environment                    = local.reconciler_environment
   log_retention_in_days          = var.log_retention_in_days
@@ -253,7 +253,7 @@ module "reconciler" {
     {
       sid       = "FailStuckTasks"
       actions   = ["dynamodb:UpdateItem"]
-      resources = [module.table.arn]
+      resources = [module.table.table_arn]
     },
     {
       sid       = "RedispatchTasks"
@@ -319,7 +319,7 @@ resource "aws_scheduler_schedule" "reconciler" {
 
   lifecycle {
     precondition {
-      condition     = local.running_grace_seconds > var.visibility_timeout_seconds
+      condition     = local.running_grace_seconds > module.queue.visibility_timeout_seconds
       error_message = "running_grace_seconds must be greater than visibility_timeout_seconds, or the reconciler races SQS's redelivery of released tasks."
     }
 
@@ -327,8 +327,8 @@ resource "aws_scheduler_schedule" "reconciler" {
     # a live worker must never lose its lease, and it keeps a 15 s margin
     # at both ends of the lease to write the outcome.
     precondition {
-      condition     = local.lease_seconds > var.scraper_timeout && local.lease_seconds > 30
-      error_message = "lease_seconds must exceed scraper_timeout and 30 seconds, or a live scraper can lose its task to a takeover."
+      condition     = local.lease_seconds > var.scraper_timeout_seconds && local.lease_seconds > 30
+      error_message = "lease_seconds must exceed scraper_timeout_seconds and 30 seconds, or a live scraper can lose its task to a takeover."
     }
   }
 

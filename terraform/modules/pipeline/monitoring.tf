@@ -25,17 +25,53 @@ resource "aws_sns_topic" "alarms" {
   tags              = var.tags
 }
 
-# Both DLQs alarm at their first message. ApproximateNumberOfMessagesVisible
-# rather than NumberOfMessagesSent: messages moved by a redrive policy are not
-# counted as sent (docs/aws-behaviour.md §3.10).
-resource "aws_cloudwatch_metric_alarm" "work_dlq" {
-  alarm_name          = "${var.name}-work-dlq-not-empty"
-  alarm_description   = "A work message failed ${var.max_receive_count} deliveries or was unparseable; it waits in ${module.queue.dlq_name}. Inspect it, fix the cause, then redrive it from the console."
-  namespace           = "AWS/SQS"
-  metric_name         = "ApproximateNumberOfMessagesVisible"
-  dimensions          = { QueueName = module.queue.dlq_name }
-  statistic           = "Maximum"
-  period              = 60
+# The two DLQs and the pipe's failed executions alarm at their first
+# event, with one shape: only what they watch differs. Both DLQs count
+# ApproximateNumberOfMessagesVisible rather than NumberOfMessagesSent:
+# messages moved by a redrive policy are not counted as sent
+# (docs/aws-behaviour.md §3.10).
+locals {
+  first_event_alarms = {
+    work_dlq = {
+      alarm_name        = "${var.name}-work-dlq-not-empty"
+      alarm_description = "A work message failed ${module.queue.max_receive_count} deliveries or was unparseable; it waits in ${module.queue.dlq_name}. Inspect it, fix the cause, then redrive it from the console."
+      namespace         = "AWS/SQS"
+      metric_name       = "ApproximateNumberOfMessagesVisible"
+      dimensions        = { QueueName = module.queue.dlq_name }
+      statistic         = "Maximum"
+      period            = 60
+    }
+    pipe_dlq = {
+      alarm_name        = "${var.name}-pipe-dlq-not-empty"
+      alarm_description = "The pipe gave up on a batch of stream records; ${module.dispatch.dlq_name} holds its shard and sequence range. The reconciler re-dispatches the affected tasks from the table."
+      namespace         = "AWS/SQS"
+      metric_name       = "ApproximateNumberOfMessagesVisible"
+      dimensions        = { QueueName = module.dispatch.dlq_name }
+      statistic         = "Maximum"
+      period            = 60
+    }
+    pipe_failed = {
+      alarm_name        = "${var.name}-pipe-execution-failed"
+      alarm_description = "The pipe ${module.dispatch.pipe_name} failed executions (enrichment or target errors, permissions); see its log group."
+      namespace         = "AWS/EventBridge/Pipes"
+      metric_name       = "ExecutionFailed"
+      dimensions        = { PipeName = module.dispatch.pipe_name }
+      statistic         = "Sum"
+      period            = 300
+    }
+  }
+}
+
+resource "aws_cloudwatch_metric_alarm" "first_event" {
+  for_each = local.first_event_alarms
+
+  alarm_name          = each.value.alarm_name
+  alarm_description   = each.value.alarm_description
+  namespace           = each.value.namespace
+  metric_name         = each.value.metric_name
+  dimensions          = each.value.dimensions
+  statistic           = each.value.statistic
+  period              = each.value.period
   evaluation_periods  = 1
   datapoints_to_alarm = 1
   comparison_operator = "GreaterThanOrEqualToThreshold"
@@ -46,40 +82,21 @@ resource "aws_cloudwatch_metric_alarm" "work_dlq" {
   tags                = var.tags
 }
 
-resource "aws_cloudwatch_metric_alarm" "pipe_dlq" {
-  alarm_name          = "${var.name}-pipe-dlq-not-empty"
-  alarm_description   = "The pipe gave up on a batch of stream records; ${module.dispatch.dlq_name} holds its shard and sequence range. The reconciler re-dispatches the affected tasks from the table."
-  namespace           = "AWS/SQS"
-  metric_name         = "ApproximateNumberOfMessagesVisible"
-  dimensions          = { QueueName = module.dispatch.dlq_name }
-  statistic           = "Maximum"
-  period              = 60
-  evaluation_periods  = 1
-  datapoints_to_alarm = 1
-  comparison_operator = "GreaterThanOrEqualToThreshold"
-  threshold           = 1
-  treat_missing_data  = "notBreaching"
-  alarm_actions       = local.alarm_actions
-  ok_actions          = local.alarm_actions
-  tags                = var.tags
+# The three alarms were separate resources until they shared one; the moved
+# blocks keep existing stacks' alarms instead of replacing them.
+moved {
+  from = aws_cloudwatch_metric_alarm.work_dlq
+  to   = aws_cloudwatch_metric_alarm.first_event["work_dlq"]
 }
 
-resource "aws_cloudwatch_metric_alarm" "pipe_failed" {
-  alarm_name          = "${var.name}-pipe-execution-failed"
-  alarm_description   = "The pipe ${module.dispatch.pipe_name} failed executions (enrichment or target errors, permissions); see its log group."
-  namespace           = "AWS/EventBridge/Pipes"
-  metric_name         = "ExecutionFailed"
-  dimensions          = { PipeName = module.dispatch.pipe_name }
-  statistic           = "Sum"
-  period              = 300
-  evaluation_periods  = 1
-  datapoints_to_alarm = 1
-  comparison_operator = "GreaterThanOrEqualToThreshold"
-  threshold           = 1
-  treat_missing_data  = "notBreaching"
-  alarm_actions       = local.alarm_actions
-  ok_actions          = local.alarm_actions
-  tags                = var.tags
+moved {
+  from = aws_cloudwatch_metric_alarm.pipe_dlq
+  to   = aws_cloudwatch_metric_alarm.first_event["pipe_dlq"]
+}
+
+moved {
+  from = aws_cloudwatch_metric_alarm.pipe_failed
+  to   = aws_cloudwatch_metric_alarm.first_event["pipe_failed"]
 }
 
 resource "aws_cloudwatch_metric_alarm" "lambda_errors" {

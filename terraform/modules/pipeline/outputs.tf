@@ -1,11 +1,11 @@
 output "table_name" {
   description = "Name of the task table."
-  value       = module.table.name
+  value       = module.table.table_name
 }
 
 output "table_arn" {
   description = "ARN of the task table."
-  value       = module.table.arn
+  value       = module.table.table_arn
 }
 
 output "table_stream_arn" {
@@ -112,11 +112,9 @@ output "alarm_names" {
   description = "Alarm names by purpose: work_dlq, pipe_dlq, pipe_failed, oldest_live_task, and <function>_errors / <function>_throttles."
   value = merge(
     {
-      work_dlq         = aws_cloudwatch_metric_alarm.work_dlq.alarm_name
-      pipe_dlq         = aws_cloudwatch_metric_alarm.pipe_dlq.alarm_name
-      pipe_failed      = aws_cloudwatch_metric_alarm.pipe_failed.alarm_name
       oldest_live_task = aws_cloudwatch_metric_alarm.oldest_live_task.alarm_name
     },
+    { for k, a in aws_cloudwatch_metric_alarm.first_event : k => a.alarm_name },
     { for k, a in aws_cloudwatch_metric_alarm.lambda_errors : "${k}_errors" => a.alarm_name },
     { for k, a in aws_cloudwatch_metric_alarm.lambda_throttles : "${k}_throttles" => a.alarm_name },
   )
@@ -149,12 +147,12 @@ output "lambda_environment" {
 
 output "result_bucket_name" {
   description = "Name of the bucket of the site documents."
-  value       = module.results.name
+  value       = module.results.bucket_name
 }
 
 output "result_bucket_arn" {
   description = "ARN of the bucket of the site documents."
-  value       = module.results.arn
+  value       = module.results.bucket_arn
 }
 
 output "result_prefix" {

@@ -39,36 +39,31 @@ variable "architecture" {
 }
 
 variable "log_retention_in_days" {
-  description = "Retention of every log group (functions and pipe)."
+  description = "Retention of every log group (functions and pipe); null keeps the go-lambda and dispatch modules' default."
   type        = number
-  default     = 30
-
-  validation {
-    condition     = contains([1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653], var.log_retention_in_days)
-    error_message = "log_retention_in_days must be one of the values CloudWatch Logs accepts (1, 3, 5, 7, 14, 30, 60, 90, ... 3653)."
-  }
+  default     = null
 }
 
 ################################################################################
 # Optional: task table
 ################################################################################
 
-variable "table_deletion_protection_enabled" {
-  description = "Refuse DeleteTable on the task table. Turn it on in production."
+variable "enable_table_deletion_protection" {
+  description = "Refuse DeleteTable on the task table. Turn it on in production. null keeps the task-table module's default."
   type        = bool
-  default     = false
+  default     = null
 }
 
 variable "enable_point_in_time_recovery" {
-  description = "Keep continuous backups of the task table."
+  description = "Keep continuous backups of the task table; null keeps the task-table module's default."
   type        = bool
-  default     = true
+  default     = null
 }
 
 variable "enable_ttl" {
-  description = "Let DynamoDB delete task rows after their expiresAt time (epoch seconds), if the writer sets one."
+  description = "Let DynamoDB delete task rows after their expiresAt time (epoch seconds), if the writer sets one; null keeps the task-table module's default."
   type        = bool
-  default     = false
+  default     = null
 }
 
 ################################################################################
@@ -76,47 +71,27 @@ variable "enable_ttl" {
 ################################################################################
 
 variable "visibility_timeout_seconds" {
-  description = "Visibility timeout of the work queue: a failed or released task comes back after it. At least 6 x scraper_timeout. Production: 90 minutes."
+  description = "Visibility timeout of the work queue: a failed or released task comes back after it. At least 6 x scraper_timeout_seconds. null keeps the work-queue module's default."
   type        = number
-  default     = 5400
-
-  validation {
-    condition     = var.visibility_timeout_seconds >= 0 && var.visibility_timeout_seconds <= 43200
-    error_message = "visibility_timeout_seconds must be between 0 and 43200 (12 hours)."
-  }
+  default     = null
 }
 
 variable "message_retention_seconds" {
-  description = "How long the work queue keeps a message. Production: 4 days."
+  description = "How long the work queue keeps a message; null keeps the work-queue module's default."
   type        = number
-  default     = 345600
-
-  validation {
-    condition     = var.message_retention_seconds >= 60 && var.message_retention_seconds <= 1209600
-    error_message = "message_retention_seconds must be between 60 and 1209600 (14 days)."
-  }
+  default     = null
 }
 
 variable "work_dlq_message_retention_seconds" {
-  description = "How long the work DLQ keeps a message; must exceed message_retention_seconds. Production: 14 days."
+  description = "How long the work DLQ keeps a message; must exceed message_retention_seconds. null keeps the work-queue module's default."
   type        = number
-  default     = 1209600
-
-  validation {
-    condition     = var.work_dlq_message_retention_seconds >= 60 && var.work_dlq_message_retention_seconds <= 1209600
-    error_message = "work_dlq_message_retention_seconds must be between 60 and 1209600 (14 days)."
-  }
+  default     = null
 }
 
 variable "max_receive_count" {
-  description = "Deliveries of a work message before SQS moves it to the work DLQ. Production: 3."
+  description = "Deliveries of a work message before SQS moves it to the work DLQ; null keeps the work-queue module's default."
   type        = number
-  default     = 3
-
-  validation {
-    condition     = var.max_receive_count >= 1 && var.max_receive_count <= 1000 && floor(var.max_receive_count) == var.max_receive_count
-    error_message = "max_receive_count must be a whole number between 1 and 1000."
-  }
+  default     = null
 }
 
 ################################################################################
@@ -124,119 +99,69 @@ variable "max_receive_count" {
 ################################################################################
 
 variable "pipe_create_delay_seconds" {
-  description = "Wait between the stream and the pipe's role policy and CreatePipe, for IAM and the new stream to propagate (the first apply otherwise ends with the pipe CREATE_FAILED, \"Cannot access stream\"). 90 s on AWS; 0 on the local cloud."
+  description = "Wait between the stream and the pipe's role policy and CreatePipe, for IAM and the new stream to propagate (the first apply otherwise ends with the pipe CREATE_FAILED, \"Cannot access stream\"). null keeps the dispatch module's default, sized for AWS; 0 on the local cloud."
   type        = number
-  default     = 90
-
-  validation {
-    condition     = var.pipe_create_delay_seconds >= 0 && var.pipe_create_delay_seconds <= 600 && floor(var.pipe_create_delay_seconds) == var.pipe_create_delay_seconds
-    error_message = "pipe_create_delay_seconds must be a whole number from 0 to 600."
-  }
+  default     = null
 }
 
 variable "pipe_filter_patterns" {
   description = "Event patterns (JSON strings) that select the stream records to dispatch; null keeps the dispatch module's default, \"status becomes Pending\"."
   type        = list(string)
   default     = null
-
-  validation {
-    condition     = var.pipe_filter_patterns == null || (length(coalesce(var.pipe_filter_patterns, [])) >= 1 && length(coalesce(var.pipe_filter_patterns, [])) <= 5)
-    error_message = "pipe_filter_patterns must be null or hold 1 to 5 patterns."
-  }
 }
 
 variable "pipe_starting_position" {
-  description = "Where a new pipe starts reading the stream: TRIM_HORIZON or LATEST. Changing it replaces the pipe."
+  description = "Where a new pipe starts reading the stream: TRIM_HORIZON or LATEST. Changing it replaces the pipe. null keeps the dispatch module's default."
   type        = string
-  default     = "TRIM_HORIZON"
-
-  validation {
-    condition     = contains(["TRIM_HORIZON", "LATEST"], var.pipe_starting_position)
-    error_message = "pipe_starting_position must be TRIM_HORIZON or LATEST."
-  }
+  default     = null
 }
 
 variable "pipe_batch_size" {
-  description = "Stream records per pipe batch (at most 10 for an SQS target)."
+  description = "Stream records per pipe batch (at most 10 for an SQS target); null keeps the dispatch module's default."
   type        = number
-  default     = 10
-
-  validation {
-    condition     = var.pipe_batch_size >= 1 && var.pipe_batch_size <= 10
-    error_message = "pipe_batch_size must be between 1 and 10."
-  }
+  default     = null
 }
 
 variable "pipe_maximum_batching_window_in_seconds" {
-  description = "How long the pipe may wait to fill a batch."
+  description = "How long the pipe may wait to fill a batch; null keeps the dispatch module's default."
   type        = number
-  default     = 0
-
-  validation {
-    condition     = var.pipe_maximum_batching_window_in_seconds >= 0 && var.pipe_maximum_batching_window_in_seconds <= 300
-    error_message = "pipe_maximum_batching_window_in_seconds must be between 0 and 300."
-  }
+  default     = null
 }
 
 variable "pipe_maximum_record_age_in_seconds" {
-  description = "Stream records older than this go to the pipe DLQ instead of being retried; finite and below the stream's 24 hours."
+  description = "Stream records older than this go to the pipe DLQ instead of being retried; finite and below the stream's 24 hours. null keeps the dispatch module's default."
   type        = number
-  default     = 3600
-
-  validation {
-    condition     = var.pipe_maximum_record_age_in_seconds >= 60 && var.pipe_maximum_record_age_in_seconds < 86400
-    error_message = "pipe_maximum_record_age_in_seconds must be at least 60 and below 86400; -1 (forever) is not allowed."
-  }
+  default     = null
 }
 
 variable "pipe_maximum_retry_attempts" {
-  description = "Retries of a failing pipe batch before it goes to the pipe DLQ; finite (1-10000)."
+  description = "Retries of a failing pipe batch before it goes to the pipe DLQ; finite (1-10000). null keeps the dispatch module's default."
   type        = number
-  default     = 3
-
-  validation {
-    condition     = var.pipe_maximum_retry_attempts >= 1 && var.pipe_maximum_retry_attempts <= 10000 && floor(var.pipe_maximum_retry_attempts) == var.pipe_maximum_retry_attempts
-    error_message = "pipe_maximum_retry_attempts must be a whole number between 1 and 10000."
-  }
+  default     = null
 }
 
 variable "pipe_parallelization_factor" {
-  description = "Concurrent pipe batches per stream shard."
+  description = "Concurrent pipe batches per stream shard; null keeps the dispatch module's default."
   type        = number
-  default     = 1
-
-  validation {
-    condition     = var.pipe_parallelization_factor >= 1 && var.pipe_parallelization_factor <= 10
-    error_message = "pipe_parallelization_factor must be between 1 and 10."
-  }
+  default     = null
 }
 
 variable "pipe_dlq_message_retention_seconds" {
-  description = "How long the pipe DLQ keeps batch pointers."
+  description = "How long the pipe DLQ keeps batch pointers; null keeps the dispatch module's default."
   type        = number
-  default     = 1209600
-
-  validation {
-    condition     = var.pipe_dlq_message_retention_seconds >= 60 && var.pipe_dlq_message_retention_seconds <= 1209600
-    error_message = "pipe_dlq_message_retention_seconds must be between 60 and 1209600 (14 days)."
-  }
+  default     = null
 }
 
 variable "pipe_log_level" {
-  description = "Pipe log level: OFF, ERROR, INFO or TRACE."
+  description = "Pipe log level: OFF, ERROR, INFO or TRACE; null keeps the dispatch module's default."
   type        = string
-  default     = "ERROR"
-
-  validation {
-    condition     = contains(["OFF", "ERROR", "INFO", "TRACE"], var.pipe_log_level)
-    error_message = "pipe_log_level must be OFF, ERROR, INFO or TRACE."
-  }
+  default     = null
 }
 
-variable "pipe_log_include_execution_data" {
-  description = "Include event payloads (task URLs) in the pipe's logs."
+variable "enable_pipe_log_execution_data" {
+  description = "Include event payloads (task URLs) in the pipe's logs; null keeps the dispatch module's default."
   type        = bool
-  default     = false
+  default     = null
 }
 
 variable "enable_enrichment" {
@@ -256,14 +181,9 @@ variable "target_input_template" {
 ################################################################################
 
 variable "lambda_log_format" {
-  description = "Log format of the functions: Text or JSON."
+  description = "Log format of the functions: Text or JSON; null keeps the go-lambda module's default."
   type        = string
-  default     = "Text"
-
-  validation {
-    condition     = contains(["Text", "JSON"], var.lambda_log_format)
-    error_message = "lambda_log_format must be Text or JSON."
-  }
+  default     = null
 }
 
 variable "lambda_log_level" {
@@ -291,26 +211,16 @@ variable "lambda_environment" {
   }
 }
 
-variable "scraper_timeout" {
-  description = "Scraper timeout in seconds (one task, up to 3 fetches). Production: 420."
+variable "scraper_timeout_seconds" {
+  description = "Scraper timeout in seconds (one task, up to 3 fetches); also the work queue's consumer timeout and the base of lease_seconds. Production: 420."
   type        = number
   default     = 420
-
-  validation {
-    condition     = var.scraper_timeout >= 1 && var.scraper_timeout <= 900
-    error_message = "scraper_timeout must be between 1 and 900 seconds."
-  }
 }
 
 variable "scraper_memory_size" {
   description = "Scraper memory in MB (GOMEMLIMIT is set to 80% of it). The production Node.js scraper used 1,536 MB; the Go one streams pages with capped sizes and bounds its main-content extractor's input, and peaks below 160 MB (docs/extraction.md)."
   type        = number
   default     = 256
-
-  validation {
-    condition     = var.scraper_memory_size >= 128 && var.scraper_memory_size <= 10240
-    error_message = "scraper_memory_size must be between 128 and 10240 MB."
-  }
 }
 
 variable "scraper_user_agent" {
@@ -361,11 +271,6 @@ variable "scraper_maximum_concurrency" {
   description = "Most scrapers the work queue's event source mapping runs at once. Production: 140."
   type        = number
   default     = 140
-
-  validation {
-    condition     = var.scraper_maximum_concurrency >= 2 && var.scraper_maximum_concurrency <= 1000
-    error_message = "scraper_maximum_concurrency must be between 2 and 1000."
-  }
 }
 
 variable "scraper_reserved_concurrency" {
@@ -379,26 +284,16 @@ variable "scraper_reserved_concurrency" {
   }
 }
 
-variable "reconciler_timeout" {
+variable "reconciler_timeout_seconds" {
   description = "Reconciler timeout in seconds; keep it below the schedule's period."
   type        = number
   default     = 120
-
-  validation {
-    condition     = var.reconciler_timeout >= 1 && var.reconciler_timeout <= 900
-    error_message = "reconciler_timeout must be between 1 and 900 seconds."
-  }
 }
 
 variable "reconciler_memory_size" {
   description = "Reconciler memory in MB."
   type        = number
   default     = 256
-
-  validation {
-    condition     = var.reconciler_memory_size >= 128 && var.reconciler_memory_size <= 10240
-    error_message = "reconciler_memory_size must be between 128 and 10240 MB."
-  }
 }
 
 variable "reconciler_reserved_concurrency" {
@@ -434,40 +329,30 @@ variable "reconciler_schedule_expression" {
   }
 }
 
-variable "enrich_timeout" {
-  description = "Enrichment timeout in seconds; the pipe waits for it synchronously."
+variable "enrich_timeout_seconds" {
+  description = "Enrichment timeout in seconds; the pipe waits for it synchronously. null keeps the go-lambda module's default."
   type        = number
-  default     = 30
-
-  validation {
-    condition     = var.enrich_timeout >= 1 && var.enrich_timeout <= 900
-    error_message = "enrich_timeout must be between 1 and 900 seconds."
-  }
+  default     = null
 }
 
 variable "enrich_memory_size" {
-  description = "Enrichment memory in MB."
+  description = "Enrichment memory in MB; null keeps the go-lambda module's default."
   type        = number
-  default     = 128
-
-  validation {
-    condition     = var.enrich_memory_size >= 128 && var.enrich_memory_size <= 10240
-    error_message = "enrich_memory_size must be between 128 and 10240 MB."
-  }
+  default     = null
 }
 
 ################################################################################
 # Optional: task handling (function environment)
 ################################################################################
 
-variable "allow_private_networks" {
+variable "enable_private_network_fetches" {
   description = "Let the scraper fetch loopback and private addresses (ALLOW_PRIVATE_NETWORKS). Only for the local cloud's fixture sites; never in production."
   type        = bool
   default     = false
 }
 
 variable "lease_seconds" {
-  description = "Lease of a claim (LEASE_SECONDS); null means scraper_timeout + 60. Must exceed scraper_timeout (and 30 s of margins)."
+  description = "Lease of a claim (LEASE_SECONDS); null means scraper_timeout_seconds + 60. Must exceed scraper_timeout_seconds (and 30 s of margins)."
   type        = number
   default     = null
 
@@ -576,25 +461,15 @@ variable "result_bucket_name" {
 }
 
 variable "result_prefix" {
-  description = "Key prefix of the site documents (RESULT_PREFIX): \"\" or ending in \"/\". Objects are <prefix>runs/<runId>/<task>.json.gz."
+  description = "Key prefix of the site documents (RESULT_PREFIX): \"\" or ending in \"/\". Objects are <prefix>runs/<runId>/<task>.json.gz. null keeps the result-bucket module's default."
   type        = string
-  default     = ""
-
-  validation {
-    condition     = var.result_prefix == "" || (endswith(var.result_prefix, "/") && !startswith(var.result_prefix, "/") && length(var.result_prefix) <= 256)
-    error_message = "result_prefix must be empty or at most 256 characters ending with \"/\" and not starting with one."
-  }
+  default     = null
 }
 
 variable "result_expiration_days" {
-  description = "Days after which a site document expires; 0 keeps them forever."
+  description = "Days after which a site document expires; 0 keeps them forever. null keeps the result-bucket module's default."
   type        = number
-  default     = 90
-
-  validation {
-    condition     = var.result_expiration_days >= 0 && floor(var.result_expiration_days) == var.result_expiration_days
-    error_message = "result_expiration_days must be a whole number of days, 0 or more."
-  }
+  default     = null
 }
 
 variable "result_kms_key_arn" {
@@ -604,13 +479,13 @@ variable "result_kms_key_arn" {
 }
 
 variable "enable_result_versioning" {
-  description = "Turn on versioning of the result bucket."
+  description = "Turn on versioning of the result bucket; null keeps the result-bucket module's default."
   type        = bool
-  default     = false
+  default     = null
 }
 
-variable "result_force_destroy" {
-  description = "Let terraform destroy delete the result bucket with its documents."
+variable "enable_result_force_destroy" {
+  description = "Let terraform destroy delete the result bucket with its documents; null keeps the result-bucket module's default."
   type        = bool
-  default     = false
+  default     = null
 }

@@ -14,7 +14,7 @@ locals {
 # tfsec:ignore:aws-s3-enable-versioning -- Off by default on purpose (enable_versioning): each object is rewritten with identical bytes by a retry or a duplicate delivery, and versions would keep every copy.
 resource "aws_s3_bucket" "this" {
   bucket        = var.name
-  force_destroy = var.force_destroy
+  force_destroy = var.enable_force_destroy
   tags          = var.tags
 }
 

@@ -20,6 +20,7 @@ variable "name" {
 variable "prefix" {
   description = "Key prefix of the documents (\"\" or ending in \"/\"); the lifecycle rule applies to it."
   type        = string
+  nullable    = false
   default     = ""
 
   validation {
@@ -31,6 +32,7 @@ variable "prefix" {
 variable "expiration_days" {
   description = "Days after which a document expires (lifecycle rule on prefix); 0 keeps documents forever."
   type        = number
+  nullable    = false
   default     = 90
 
   validation {
@@ -53,12 +55,14 @@ variable "kms_key_arn" {
 variable "enable_versioning" {
   description = "Turn on bucket versioning (off by default: a task's document is rewritten only with the same bytes)."
   type        = bool
+  nullable    = false
   default     = false
 }
 
-variable "force_destroy" {
+variable "enable_force_destroy" {
   description = "Let terraform destroy delete the bucket with its objects."
   type        = bool
+  nullable    = false
   default     = false
 }
 

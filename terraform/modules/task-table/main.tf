@@ -19,7 +19,7 @@ resource "aws_dynamodb_table" "this" {
   stream_enabled   = true
   stream_view_type = "NEW_AND_OLD_IMAGES"
 
-  deletion_protection_enabled = var.deletion_protection_enabled
+  deletion_protection_enabled = var.enable_deletion_protection
 
   attribute {
     name = "taskId"

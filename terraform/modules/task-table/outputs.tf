@@ -1,9 +1,9 @@
-output "name" {
+output "table_name" {
   description = "Name of the table."
   value       = aws_dynamodb_table.this.name
 }
 
-output "arn" {
+output "table_arn" {
   description = "ARN of the table."
   value       = aws_dynamodb_table.this.arn
 }

@@ -22,21 +22,24 @@ variable "tags" {
   default     = {}
 }
 
-variable "deletion_protection_enabled" {
+variable "enable_deletion_protection" {
   description = "Refuse DeleteTable while true. Turn it on for production tables."
   type        = bool
+  nullable    = false
   default     = false
 }
 
 variable "enable_point_in_time_recovery" {
   description = "Keep continuous backups (point-in-time recovery) of the table."
   type        = bool
+  nullable    = false
   default     = true
 }
 
 variable "enable_ttl" {
   description = "Let DynamoDB delete rows after the epoch-seconds time in ttl_attribute_name. TTL deletions appear in the stream as REMOVE records, which the pipe filter ignores."
   type        = bool
+  nullable    = false
   default     = false
 }
 

@@ -32,3 +32,8 @@ output "visibility_timeout_seconds" {
   description = "Visibility timeout of the work queue, for grace periods that must exceed it."
   value       = aws_sqs_queue.this.visibility_timeout_seconds
 }
+
+output "max_receive_count" {
+  description = "Receives after which SQS moves a message to the DLQ."
+  value       = var.max_receive_count
+}

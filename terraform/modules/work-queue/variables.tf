@@ -46,6 +46,7 @@ variable "consumer_batching_window_seconds" {
 variable "visibility_timeout_seconds" {
   description = "Visibility timeout of the work queue: how long a received message stays hidden. Must be at least 6 x consumer_timeout_seconds (+ batching window). Production: 90 minutes."
   type        = number
+  nullable    = false
   default     = 5400
 
   validation {
@@ -57,6 +58,7 @@ variable "visibility_timeout_seconds" {
 variable "message_retention_seconds" {
   description = "How long the work queue keeps a message. Production: 4 days."
   type        = number
+  nullable    = false
   default     = 345600
 
   validation {
@@ -79,6 +81,7 @@ variable "receive_wait_time_seconds" {
 variable "dlq_message_retention_seconds" {
   description = "How long the DLQ keeps a message; must exceed message_retention_seconds. Production: 14 days, the SQS maximum."
   type        = number
+  nullable    = false
   default     = 1209600
 
   validation {
@@ -90,6 +93,7 @@ variable "dlq_message_retention_seconds" {
 variable "max_receive_count" {
   description = "Receives after which SQS moves a message to the DLQ. Production: 3. AWS suggests at least 5 for Lambda consumers because throttled receives count too; batch size 1 and reserved concurrency keep throttling rare here."
   type        = number
+  nullable    = false
   default     = 3
 
   validation {

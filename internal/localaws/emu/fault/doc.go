@@ -17,7 +17,10 @@
 //     a function instance that matches a rule is served; if it succeeded,
 //     the instance is killed (emu.Caller.Kill) and the connection closed
 //     before the response is written. The effect is committed; the worker
-//     never learns it.
+//     never learns it. A rule with Action KillAtTimeout answers instead,
+//     and after its Delay freezes the instance (emu.Caller.Freeze): the
+//     invocation, its fetches in flight, runs into the function's timeout
+//     and the platform kills it there.
 //
 // Every decision is a draw from a generator seeded by New's seed (one
 // stream per kind of fault), so a seed and a sequence of requests give

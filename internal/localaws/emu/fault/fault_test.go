@@ -267,7 +267,7 @@ func TestKillRuleValidation(t *testing.T) {
 		{"timeout with a delay", func(k *fault.KillRule) { k.Action, k.Delay = fault.KillAtTimeout, fault.Duration(time.Second) }, ""},
 		{"delay without timeout", func(k *fault.KillRule) { k.Delay = fault.Duration(time.Second) }, "delay applies only"},
 		{"negative delay", func(k *fault.KillRule) { k.Action, k.Delay = fault.KillAtTimeout, -1 }, "between 0 and 1m"},
-		{"long delay", func(k *fault.KillRule) { k.Action, k.Delay = fault.KillAtTimeout, fault.Duration(2 * time.Minute) }, "between 0 and 1m"},
+		{"long delay", func(k *fault.KillRule) { k.Action, k.Delay = fault.KillAtTimeout, fault.Duration(2*time.Minute) }, "between 0 and 1m"},
 		{"unknown action", func(k *fault.KillRule) { k.Action = "pause" }, `action must be "kill" or "timeout"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -213,7 +213,7 @@ type upstreamCall struct {
 // fakeSQS stands in for the SQS service behind the router: it records the
 // calling instance and can kill it.
 type fakeSQS struct {
-	mu       sync.Mutex
+	mu         sync.Mutex
 	calls      []upstreamCall
 	killNext   bool
 	freezeNext bool

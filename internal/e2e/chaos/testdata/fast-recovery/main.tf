@@ -46,12 +46,12 @@ module "pipeline" {
   dist_dir     = var.dist_dir
   architecture = var.architecture
 
-  scraper_timeout            = 25
+  scraper_timeout_seconds    = 25
   lease_seconds              = 40
   visibility_timeout_seconds = 150
   running_grace_seconds      = 155
   pending_grace_seconds      = 60
-  reconciler_timeout         = 30
+  reconciler_timeout_seconds = 30
 
   reconciler_schedule_expression = "rate(1 minute)"
   scraper_retry_backoff_seconds  = 1
@@ -62,12 +62,12 @@ module "pipeline" {
   # The local cloud's IAM and streams are consistent at once.
   pipe_create_delay_seconds = 0
 
-  allow_private_networks = true
-  log_retention_in_days  = 1
+  enable_private_network_fetches = true
+  log_retention_in_days          = 1
 
   enable_enrichment    = var.enable_enrichment
   pipe_filter_patterns = var.pipe_filter_patterns
 
   # The run destroys what it deployed, documents included.
-  result_force_destroy = true
+  enable_result_force_destroy = true
 }
