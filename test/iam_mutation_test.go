@@ -138,8 +138,8 @@ func mutationGroups() []mutationGroup {
 				probe: probeDispatch, want: []string{denied("lambda:InvokeFunction") + " on resource: {enrich_arn}"}},
 			{name: "SendToDeadLetterQueue", file: dispatchTF, anchor: sid("SendToDeadLetterQueue"), policies: []string{dispatchPolicy},
 				probe: probeDeadLetter, want: []string{"could not send to its dead-letter queue", denied("sqs:SendMessage") + " on resource: {pipe_dlq_arn}"}},
-			{name: "WriteLogs", file: dispatchTF, anchor: sid("WriteLogs"), policies: []string{dispatchPolicy}, probe: probePipeLogs,
-				gap: "the local Pipe runtime does not deliver its execution logs to the CloudWatch log group (they go to the local cloud's own log), so there is nothing to withhold"},
+			{name: "WriteLogs", file: dispatchTF, anchor: sid("WriteLogs"), policies: []string{dispatchPolicy},
+				probe: probePipeLogs, want: []string{"pipe logs dropped", denied("logs:PutLogEvents") + " on resource: arn:aws:logs:"}},
 		}},
 		{"scraper", []mutation{
 			// The apply's CreateEventSourceMapping is refused at once, but
@@ -562,19 +562,23 @@ func probeMute(t *testing.T, s *mutationStack, since int64, want []string) strin
 	return line
 }
 
-// probePipeLogs (a gap) runs a task through the pipe and reports what the
-// pipe's log group received: nothing, with or without the statement.
-func probePipeLogs(t *testing.T, s *mutationStack, _ int64, _ []string) string {
-	tk := newTasks(newRun("iam"), urlsOf(healthy(t, s)))
-	s.d.create(t, tk)
-	got := s.d.waitTerminal(t, 2*time.Minute, tk[0].ID)
-	require.Equal(t, task.StateFinished, got[tk[0].ID].State)
-	streams, err := s.m.target.cloud.Logs().Streams("/aws/vendedlogs/pipes/" + s.d.out.PipeName)
+// probePipeLogs makes the pipe's execution fail (its target refuses the
+// message), which the pipe logs at its level, ERROR: the record is
+// dropped, and the pipe's log group gets nothing.
+func probePipeLogs(t *testing.T, s *mutationStack, since int64, want []string) string {
+	from := time.Now()
+	line := probeDeadLetter(t, s, since, want)
+	group := "/aws/vendedlogs/pipes/" + s.d.out.PipeName
+	streams, err := s.m.target.cloud.Logs().Streams(group)
 	require.NoError(t, err)
-	if len(streams) > 0 {
-		return fmt.Sprintf("the pipe's log group has streams %v", streams)
+	for _, st := range streams {
+		evs, err := s.m.target.cloud.Logs().Events(group, st)
+		require.NoError(t, err)
+		for _, ev := range evs {
+			require.True(t, ev.Ingestion.Before(from), "the pipe's log group got a record after its logs grant was removed: %s", ev.Message)
+		}
 	}
-	return ""
+	return line
 }
 
 // probeFinishes (a gap) runs a task through the pipeline: it finishes.

@@ -46,7 +46,7 @@ func (c *Cloud) runtimeServices(cfg Config) {
 		Invoker: lam, Queues: c.queue, Logger: cfg.Logger})
 	c.pipes = pipe.New(pipe.Options{AccountID: cfg.AccountID, Region: cfg.Region, Now: cfg.Now,
 		Tables: c.tables, Queues: c.queue, Invoker: pipeInvoker{lam}, Metrics: c.alarms, Faults: inj,
-		RetryBackoff: cfg.PipeRetryBackoff, Authorizer: c.iam, Logger: cfg.Logger})
+		RetryBackoff: cfg.PipeRetryBackoff, Authorizer: c.iam, Logs: c.logs, Logger: cfg.Logger})
 
 	c.router.Handle(emu.ServiceLambda, c.functions)
 	c.router.Handle(emu.ServiceLogs, c.logs)

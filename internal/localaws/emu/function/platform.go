@@ -71,7 +71,7 @@ func (inst *instance) mayLog() bool {
 	sess := emu.RoleSession{Service: "lambda.amazonaws.com", Role: inst.cfg.Role, Session: inst.cfg.FunctionName}
 	actions := []string{"logs:PutLogEvents"}
 	if !created {
-		actions = []string{"logs:CreateLogStream", "logs:PutLogEvents"}
+		actions = append(actions, "logs:CreateLogStream")
 	}
 	for _, action := range actions {
 		if err := s.opts.Authorizer.Authorize(context.Background(), sess, action, res); err != nil {

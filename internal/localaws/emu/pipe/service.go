@@ -103,6 +103,9 @@ type Options struct {
 	// CREATE_FAILED, as on AWS), and each target send, dead-letter send and
 	// enrichment invoke.
 	Authorizer emu.Authorizer
+	// Logs, when set, receives each pipe's execution records in its
+	// LogConfiguration's CloudWatch Logs group (logs.go).
+	Logs LogSink
 	// Logger receives what the pipes' LogConfiguration asks for, and a
 	// warning for every record dropped without a dead-letter queue
 	// (default: discard).
@@ -124,6 +127,9 @@ type Service struct {
 	pipes map[string]*pipe
 
 	ledger ledger
+
+	// logStreams are the log streams created (logs.go), by stream ARN.
+	logStreams sync.Map
 }
 
 // New returns a Service with no pipes.
