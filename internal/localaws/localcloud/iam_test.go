@@ -30,6 +30,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/taskpipe/taskpipe/internal/localaws/emu"
+	"github.com/taskpipe/taskpipe/internal/localaws/emu/loggroup"
 	"github.com/taskpipe/taskpipe/internal/localaws/emu/schedule"
 	"github.com/taskpipe/taskpipe/internal/localaws/localcloud"
 )
@@ -421,6 +422,7 @@ func TestIAMPipeLogsNeedTheirRole(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			stream, target, dlq := streamAndQueues(t, admin, tc.name)
 			group := "/aws/vendedlogs/pipes/" + tc.name
+			require.NoError(t, c.Logs().CreateGroup(loggroup.CreateGroupInput{Name: group}))
 			logs := ""
 			if tc.logs {
 				logs = `,{"Effect":"Allow","Action":["logs:CreateLogStream","logs:PutLogEvents"],"Resource":"arn:aws:logs:us-east-1:` + acct + `:log-group:` + group + `:log-stream:*"}`
@@ -450,13 +452,11 @@ func TestIAMPipeLogsNeedTheirRole(t *testing.T) {
 				return err == nil && out.Attributes["ApproximateNumberOfMessages"] == "1"
 			}, 30*time.Second, 20*time.Millisecond, "the failed batch reaches the DLQ")
 			streams, err := c.Logs().Streams(group)
+			require.NoError(t, err)
 			if !tc.records {
-				if err == nil {
-					require.Empty(t, streams)
-				}
+				require.Empty(t, streams)
 				return
 			}
-			require.NoError(t, err)
 			require.Equal(t, []string{tc.name}, streams)
 			evs, err := c.Logs().Events(group, tc.name)
 			require.NoError(t, err)

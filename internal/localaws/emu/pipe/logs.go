@@ -11,6 +11,7 @@ import (
 
 // LogSink receives the pipes' log records; *loggroup.Service is one.
 type LogSink interface {
+	Group(name string) (loggroup.GroupInfo, error)
 	Append(group, stream string, events ...loggroup.Event) error
 }
 
@@ -82,6 +83,12 @@ func (r *runner) deliverLog(cfg *config, level, messageType string, cause error)
 	b, err := json.Marshal(rec)
 	if err != nil {
 		s.log.Warn("marshal pipe log record", "pipe", cfg.name, "err", err)
+		return
+	}
+	if _, err := s.opts.Logs.Group(cfg.logGroup); err != nil {
+		// Unlike Lambda, Pipes does not create a missing group (the
+		// destination names an existing one), and a group deleted
+		// after the pipe (terraform destroy) must stay deleted.
 		return
 	}
 	if err := s.opts.Logs.Append(cfg.logGroup, stream, loggroup.Event{Timestamp: s.now(), Message: string(b)}); err != nil {
