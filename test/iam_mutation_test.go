@@ -653,3 +653,39 @@ func probeFire(t *testing.T, s *mutationStack, _ int64, want []string) string {
 	}
 	return err.Error()
 }
+
+// TestIAMMutationsCoverEveryStatement: every statement of every module
+// policy (a Sid, or a trust policy's service principal) has its entry in
+// TestIAMMutations, so a new statement cannot go untested.
+func TestIAMMutationsCoverEveryStatement(t *testing.T) {
+	t.Parallel()
+	root, err := tfprovidertest.RepoRoot()
+	require.NoError(t, err)
+	covered := map[string]bool{}
+	for _, g := range mutationGroups() {
+		for _, mu := range g.mutations {
+			covered[mu.file+" "+mu.anchor] = true
+		}
+	}
+	files, err := filepath.Glob(filepath.Join(root, "terraform", "modules", "*", "*.tf"))
+	require.NoError(t, err)
+	sidRE := regexp.MustCompile(`(?i)\bsid\s*=\s*"([A-Za-z0-9]+)"`)
+	principalRE := regexp.MustCompile(`Service\s*=\s*"([a-z0-9.-]+\.amazonaws\.com)"`)
+	n := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		rel, err := filepath.Rel(filepath.Join(root, "terraform"), f)
+		require.NoError(t, err)
+		rel = filepath.ToSlash(rel)
+		for _, m := range sidRE.FindAllStringSubmatch(string(b), -1) {
+			n++
+			require.True(t, covered[rel+" "+sid(m[1])], "%s: statement %s has no entry in TestIAMMutations", rel, m[1])
+		}
+		for _, m := range principalRE.FindAllStringSubmatch(string(b), -1) {
+			n++
+			require.True(t, covered[rel+" "+principal(m[1])], "%s: the trust policy of %s has no entry in TestIAMMutations", rel, m[1])
+		}
+	}
+	require.Greater(t, n, 20, "the modules' statements were found")
+}
