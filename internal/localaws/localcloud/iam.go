@@ -16,6 +16,7 @@ import (
 	"github.com/taskpipe/taskpipe/internal/localaws/emu"
 	"github.com/taskpipe/taskpipe/internal/localaws/emu/access"
 	"github.com/taskpipe/taskpipe/internal/localaws/emu/bucket"
+	"github.com/taskpipe/taskpipe/internal/localaws/emu/pipe"
 	"github.com/taskpipe/taskpipe/internal/localaws/emu/queue"
 )
 
@@ -210,6 +211,20 @@ func (c *Cloud) requestChecks(r *http.Request, op emu.Op) ([]check, error) {
 			arn = fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", region, acct, name)
 		}
 		return []check{{"lambda:InvokeFunction", arn}}, nil
+	case emu.ServicePipes:
+		// The reconciler reads its pipe's state (pipes:DescribePipe, whose
+		// resource type is the pipe:
+		// https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazoneventbridgepipes.html).
+		name, member := pipe.Target(r)
+		switch {
+		case name == "":
+			return nil, nil
+		case name == "ListPipes":
+			return []check{{"pipes:ListPipes", "*"}}, nil
+		case strings.HasPrefix(member, "arn:"):
+			return []check{{"pipes:" + name, member}}, nil
+		}
+		return []check{{"pipes:" + name, fmt.Sprintf("arn:aws:pipes:%s:%s:pipe/%s", region, acct, member)}}, nil
 	case emu.ServiceS3:
 		// The object calls a function makes; bucket configuration is the
 		// developer's (Terraform's) and not checked.
@@ -367,6 +382,11 @@ func writeAccessDenied(w http.ResponseWriter, service, msg string) {
 		var b strings.Builder
 		_ = xml.EscapeText(&b, []byte(msg))                                                                                                              // a strings.Builder does not fail
 		_, _ = io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?>`+"\n<Error><Code>AccessDenied</Code><Message>"+b.String()+"</Message></Error>") // the client went away; nothing left to tell it
+	case emu.ServicePipes:
+		// REST JSON, as the Pipes API's own errors: the type in
+		// X-Amzn-ErrorType and "message" in the body.
+		w.Header().Set("X-Amzn-ErrorType", "AccessDeniedException")
+		writeJSONError(w, "application/json", http.StatusForbidden, "AccessDeniedException", "message", msg)
 	default: // logs, events: AWS JSON 1.1
 		writeJSONError(w, "application/x-amz-json-1.1", http.StatusBadRequest, "AccessDeniedException", "message", msg)
 	}

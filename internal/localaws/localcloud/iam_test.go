@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -24,10 +25,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	schedtypes "github.com/aws/aws-sdk-go-v2/service/scheduler/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/aws/smithy-go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/taskpipe/taskpipe/internal/localaws/emu"
+	"github.com/taskpipe/taskpipe/internal/localaws/emu/loggroup"
 	"github.com/taskpipe/taskpipe/internal/localaws/emu/schedule"
 	"github.com/taskpipe/taskpipe/internal/localaws/localcloud"
 )
@@ -346,5 +349,121 @@ func TestIAMSchedulerInvokesAsItsRole(t *testing.T) {
 		_, err = c.Schedules().Fire(ctx, "", tc.name)
 		require.ErrorIs(t, err, schedule.ErrInvokeRefused, tc.name)
 		require.ErrorContains(t, err, tc.want, tc.name)
+	}
+}
+
+// TestIAMFunctionLogsNeedTheirRole: Lambda delivers a function's logs as
+// its execution role; without logs:CreateLogStream and logs:PutLogEvents
+// on its group the function still runs and its log group gets no stream.
+func TestIAMFunctionLogsNeedTheirRole(t *testing.T) {
+	t.Parallel()
+	c, admin := iamCloud(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, policy string
+		streams      int
+	}{
+		{"mute", "", 0},
+		{"stream-only", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"logs:CreateLogStream","Resource":"arn:aws:logs:us-east-1:` + acct + `:log-group:/aws/lambda/stream-only:log-stream:*"}]}`, 0},
+		{"other-group", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["logs:CreateLogStream","logs:PutLogEvents"],"Resource":"arn:aws:logs:us-east-1:` + acct + `:log-group:/aws/lambda/other:log-stream:*"}]}`, 0},
+		{"logger", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["logs:CreateLogStream","logs:PutLogEvents"],"Resource":"arn:aws:logs:us-east-1:` + acct + `:log-group:/aws/lambda/logger:log-stream:*"}]}`, 1},
+	} {
+		createStubFunction(t, admin, tc.name, createRole(t, admin, tc.name, lambdaTrust, tc.policy))
+		// The stub's bootstrap exits at once: the invoke fails and the
+		// platform logs INIT_START and the runtime's exit.
+		_, err := lambda.NewFromConfig(admin).Invoke(ctx, &lambda.InvokeInput{FunctionName: aws.String(tc.name)})
+		require.NoError(t, err, tc.name)
+		streams, err := c.Logs().Streams("/aws/lambda/" + tc.name)
+		if tc.streams == 0 && err != nil {
+			continue // no group: nothing was delivered
+		}
+		require.NoError(t, err, tc.name)
+		require.Len(t, streams, tc.streams, tc.name)
+	}
+}
+
+// TestIAMFunctionDescribesItsPipe: a function's Pipes calls are authorized
+// as its role (the reconciler's pipes:DescribePipe on its pipe).
+func TestIAMFunctionDescribesItsPipe(t *testing.T) {
+	t.Parallel()
+	c, admin := iamCloud(t)
+	ctx := context.Background()
+	role := createRole(t, admin, "reader", lambdaTrust, `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Action":"pipes:DescribePipe","Resource":"arn:aws:pipes:us-east-1:`+acct+`:pipe/mine"}]}`)
+	createStubFunction(t, admin, "reader", role)
+	fp := pipes.NewFromConfig(asFunction(c, admin, "reader"))
+	_, err := fp.DescribePipe(ctx, &pipes.DescribePipeInput{Name: aws.String("mine")})
+	require.Equal(t, "NotFoundException", apiError(t, err).ErrorCode(), "allowed: the pipe's absence is what fails")
+	_, err = fp.DescribePipe(ctx, &pipes.DescribePipeInput{Name: aws.String("theirs")})
+	ae := apiError(t, err)
+	require.Equal(t, "AccessDeniedException", ae.ErrorCode())
+	require.Contains(t, ae.ErrorMessage(), "is not authorized to perform: pipes:DescribePipe on resource: arn:aws:pipes:us-east-1:"+acct+":pipe/theirs because")
+	_, err = fp.ListPipes(ctx, &pipes.ListPipesInput{})
+	require.Contains(t, apiError(t, err).ErrorMessage(), "pipes:ListPipes on resource: *")
+}
+
+// TestIAMPipeLogsNeedTheirRole: a pipe's execution records reach its log
+// group only if its role may write them (logs:CreateLogStream,
+// logs:PutLogEvents); the executions themselves run either way.
+func TestIAMPipeLogsNeedTheirRole(t *testing.T) {
+	t.Parallel()
+	c := localcloud.New(localcloud.Config{Addr: "127.0.0.1:0", IAM: localcloud.IAMEnforce, LambdaTransition: -1,
+		PipeRetryBackoff: time.Millisecond})
+	require.NoError(t, c.Start(context.Background()))
+	t.Cleanup(func() { require.NoError(t, c.Close()) })
+	admin := aws.Config{Region: emu.DefaultRegion, Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
+		BaseEndpoint: aws.String(c.URL()), RetryMaxAttempts: 1}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name    string
+		logs    bool
+		records bool
+	}{{"mute", false, false}, {"logging", true, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			stream, target, dlq := streamAndQueues(t, admin, tc.name)
+			group := "/aws/vendedlogs/pipes/" + tc.name
+			require.NoError(t, c.Logs().CreateGroup(loggroup.CreateGroupInput{Name: group}))
+			logs := ""
+			if tc.logs {
+				logs = `,{"Effect":"Allow","Action":["logs:CreateLogStream","logs:PutLogEvents"],"Resource":"arn:aws:logs:us-east-1:` + acct + `:log-group:` + group + `:log-stream:*"}`
+			}
+			// No sqs:SendMessage on the target: every execution fails, is
+			// logged (level ERROR) and ends in the DLQ.
+			role := createRole(t, admin, tc.name+"-pipe", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"pipes.amazonaws.com"},"Action":"sts:AssumeRole"}]}`,
+				`{"Version":"2012-10-17","Statement":[
+				{"Effect":"Allow","Action":["dynamodb:DescribeStream","dynamodb:GetRecords","dynamodb:GetShardIterator","dynamodb:ListStreams"],"Resource":"*"},
+				{"Effect":"Allow","Action":"sqs:SendMessage","Resource":"`+dlq+`"}`+logs+`]}`)
+			_, err := pipes.NewFromConfig(admin).CreatePipe(ctx, &pipes.CreatePipeInput{Name: aws.String(tc.name), RoleArn: aws.String(role),
+				Source: aws.String(stream), Target: aws.String(target),
+				SourceParameters: &pipestypes.PipeSourceParameters{DynamoDBStreamParameters: &pipestypes.PipeSourceDynamoDBStreamParameters{
+					StartingPosition: pipestypes.DynamoDBStreamStartPositionTrimHorizon, MaximumRetryAttempts: aws.Int32(1),
+					DeadLetterConfig: &pipestypes.DeadLetterConfig{Arn: aws.String(dlq)}}},
+				LogConfiguration: &pipestypes.PipeLogConfigurationParameters{Level: pipestypes.LogLevelError,
+					CloudwatchLogsLogDestination: &pipestypes.CloudwatchLogsLogDestinationParameters{
+						LogGroupArn: aws.String("arn:aws:logs:us-east-1:" + acct + ":log-group:" + group)}}})
+			require.NoError(t, err)
+			_, err = dynamodb.NewFromConfig(admin).PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(tc.name + "-tasks"),
+				Item: map[string]ddbtypes.AttributeValue{"pk": &ddbtypes.AttributeValueMemberS{Value: "a"}}})
+			require.NoError(t, err)
+			dlqURL := "http://" + strings.TrimPrefix(c.URL(), "http://") + "/" + acct + "/" + tc.name + "-dlq"
+			require.Eventually(t, func() bool {
+				out, err := sqs.NewFromConfig(admin).GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(dlqURL),
+					AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages}})
+				return err == nil && out.Attributes["ApproximateNumberOfMessages"] == "1"
+			}, 30*time.Second, 20*time.Millisecond, "the failed batch reaches the DLQ")
+			streams, err := c.Logs().Streams(group)
+			require.NoError(t, err)
+			if !tc.records {
+				require.Empty(t, streams)
+				return
+			}
+			require.Equal(t, []string{tc.name}, streams)
+			evs, err := c.Logs().Events(group, tc.name)
+			require.NoError(t, err)
+			require.NotEmpty(t, evs)
+			require.Contains(t, evs[0].Message, `"messageType":"ExecutionFailed"`)
+			require.Contains(t, evs[0].Message, `"resourceArn":"arn:aws:pipes:us-east-1:`+acct+`:pipe/`+tc.name+`"`)
+			require.Contains(t, evs[0].Message, "is not authorized to perform: sqs:SendMessage on resource: "+target)
+		})
 	}
 }

@@ -39,14 +39,14 @@ func (c *Cloud) runtimeServices(cfg Config) {
 	c.functions = function.New(function.Options{AccountID: cfg.AccountID, Region: cfg.Region, Now: cfg.Now,
 		Upstream: c.router, EventSourceMappings: c.mappings, Console: cfg.Console, Logs: c.logs,
 		Metrics: c.alarms, MaxInstancesPerFunction: cfg.MaxInstancesPerFunction, TransitionDelay: cfg.LambdaTransition,
-		AccountConcurrency: cfg.AccountConcurrency,
-		Logger:             cfg.Logger})
+		AccountConcurrency: cfg.AccountConcurrency, Authorizer: c.iam,
+		Logger: cfg.Logger})
 	lam.fn = c.functions
 	c.schedules = schedule.New(schedule.Options{AccountID: cfg.AccountID, Region: cfg.Region, Now: cfg.Now,
 		Invoker: lam, Queues: c.queue, Logger: cfg.Logger})
 	c.pipes = pipe.New(pipe.Options{AccountID: cfg.AccountID, Region: cfg.Region, Now: cfg.Now,
 		Tables: c.tables, Queues: c.queue, Invoker: pipeInvoker{lam}, Metrics: c.alarms, Faults: inj,
-		RetryBackoff: cfg.PipeRetryBackoff, Authorizer: c.iam, Logger: cfg.Logger})
+		RetryBackoff: cfg.PipeRetryBackoff, Authorizer: c.iam, Logs: c.logs, Logger: cfg.Logger})
 
 	c.router.Handle(emu.ServiceLambda, c.functions)
 	c.router.Handle(emu.ServiceLogs, c.logs)

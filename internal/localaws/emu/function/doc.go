@@ -86,7 +86,10 @@
 // format. REPORT quotes the real duration and, as Max Memory Used, the
 // process's peak resident set read from /proc/<pid>/status (VmHWM): a real
 // measurement for memory sizing, though it counts only the bootstrap
-// process. Lines in Embedded Metric Format become emu.Metric datapoints;
+// process. With Options.Authorizer set, an event reaches the group only if
+// the execution role may write it (logs:CreateLogStream for the
+// environment's stream, logs:PutLogEvents on it); otherwise it is dropped,
+// as Lambda drops it, and Options.Console still shows it. Lines in Embedded Metric Format become emu.Metric datapoints;
 // each invocation also emits the AWS/Lambda metrics Invocations, Errors,
 // Duration, Throttles and ConcurrentExecutions (dimension FunctionName).
 // Stats exposes the counters and the peak concurrency.

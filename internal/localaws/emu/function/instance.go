@@ -86,6 +86,11 @@ type instance struct {
 	extID        string
 	extShutdown  bool // the extension registered for SHUTDOWN events
 	maxRSSKB     int64
+	// logStream: the environment's log stream was created (its first
+	// delivered event); logDenied: the last delivery was denied, and
+	// reported.
+	logStream bool
+	logDenied bool
 }
 
 func newInstanceID() string {

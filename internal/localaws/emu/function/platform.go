@@ -1,6 +1,7 @@
 package function
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/taskpipe/taskpipe/internal/localaws/emu"
 	"github.com/taskpipe/taskpipe/internal/localaws/emu/loggroup"
 )
 
@@ -25,7 +27,7 @@ func (inst *instance) emit(line string, fromFunction bool) {
 	for _, l := range strings.Split(line, "\n") {
 		s.writeConsole(inst.fn.name, l)
 	}
-	if s.opts.Logs != nil {
+	if s.opts.Logs != nil && inst.mayLog() {
 		if err := s.opts.Logs.Append(inst.cfg.LoggingConfig.LogGroup, inst.stream, loggroup.Event{Timestamp: now, Message: line}); err != nil {
 			s.log.Warn("append function log event", "function", inst.fn.name, "group", inst.cfg.LoggingConfig.LogGroup, "err", err)
 		}
@@ -41,6 +43,52 @@ func (inst *instance) emit(line string, fromFunction bool) {
 	if cur != nil {
 		cur.tail.add(line)
 	}
+}
+
+// mayLog reports whether the execution role may deliver the
+// environment's next log event. Lambda sends a function's logs as its
+// role, "provided your function's execution role has the necessary
+// permissions" (https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs.html);
+// without them the function still runs and its output is lost, so no
+// stream appears in the group
+// (https://repost.aws/knowledge-center/lambda-cloudwatch-log-streams-error).
+// The environment's first event needs logs:CreateLogStream, every event
+// logs:PutLogEvents, both on the stream's ARN. The group is the caller's
+// (Terraform creates it), so logs:CreateLogGroup is not checked. The
+// first denial of an environment is logged by the local cloud, naming the
+// action, as AWS reports nothing; again after deliveries were allowed
+// in between.
+func (inst *instance) mayLog() bool {
+	s := inst.svc
+	if s.opts.Authorizer == nil {
+		return true
+	}
+	inst.mu.Lock()
+	created := inst.logStream
+	inst.mu.Unlock()
+	group := inst.cfg.LoggingConfig.LogGroup
+	res := "arn:aws:logs:" + s.opts.Region + ":" + s.opts.AccountID + ":log-group:" + group + ":log-stream:" + inst.stream
+	sess := emu.RoleSession{Service: "lambda.amazonaws.com", Role: inst.cfg.Role, Session: inst.cfg.FunctionName}
+	actions := []string{"logs:PutLogEvents"}
+	if !created {
+		actions = append(actions, "logs:CreateLogStream")
+	}
+	for _, action := range actions {
+		if err := s.opts.Authorizer.Authorize(context.Background(), sess, action, res); err != nil {
+			inst.mu.Lock()
+			first := !inst.logDenied
+			inst.logDenied = true
+			inst.mu.Unlock()
+			if first {
+				s.log.Warn("function logs dropped: the execution role may not deliver them", "function", inst.fn.name, "group", group, "err", err)
+			}
+			return false
+		}
+	}
+	inst.mu.Lock()
+	inst.logStream, inst.logDenied = true, false
+	inst.mu.Unlock()
+	return true
 }
 
 func (inst *instance) jsonLogs() bool { return inst.cfg.LoggingConfig.LogFormat == "JSON" }

@@ -86,6 +86,10 @@ type Options struct {
 	// updated one InProgress (state.go), on the Now clock (default 0:
 	// Active and Successful at once).
 	TransitionDelay time.Duration
+	// Authorizer, when set, authorizes log delivery as the function's
+	// execution role (platform.go, mayLog): events the role may not write
+	// are dropped. Nil delivers every event.
+	Authorizer emu.Authorizer
 	// Logger receives lifecycle messages (default: discard).
 	Logger *slog.Logger
 }

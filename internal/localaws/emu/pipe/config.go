@@ -51,6 +51,7 @@ type config struct {
 	groupID        string // SQS MessageGroupId: a literal or a "$." path
 
 	logLevel string
+	logGroup string // the CloudWatch Logs destination's group name, or ""
 }
 
 // sqsBatchLimit is the most records an SQS target takes per execution
@@ -265,6 +266,9 @@ func (s *Service) compile(name string, d *definition, stream *table.Stream) (*co
 	}
 	if lc := d.LogConfiguration; lc != nil {
 		cfg.logLevel = lc.Level
+		if dst := lc.CloudwatchLogsLogDestination; dst != nil && dst.LogGroupArn != nil {
+			cfg.logGroup = logGroupName(*dst.LogGroupArn)
+		}
 	}
 
 	// The resources must exist (docs/aws-behaviour.md §1.9 for the stream).

@@ -105,11 +105,14 @@
 //
 // # Not emulated
 //
-// LogConfiguration is stored and returned; its Level selects what the
-// runtime writes to Options.Logger (ERROR: failures and dead letters;
-// INFO: every execution; TRACE: the same), but nothing is delivered to
-// CloudWatch Logs, Firehose or S3. KMS keys are stored, never used. The
-// pipe role is not checked against IAM. Of AWS's own service-side errors
+// LogConfiguration's Level selects what the runtime writes to
+// Options.Logger (ERROR: failures and dead letters; INFO: every execution;
+// TRACE: the same). A CloudWatch Logs destination gets one record per
+// execution outcome (ExecutionFailed, ExecutionSucceeded; logs.go), as the
+// pipe's role, without execution data and without the other execution
+// steps; nothing is delivered to Firehose or S3. KMS keys are stored,
+// never used. Without Options.Authorizer the pipe role is not checked
+// against IAM. Of AWS's own service-side errors
 // (which do not count toward MaximumRetryAttempts) only a throttled
 // enrichment (ErrThrottled) exists here. Pipe executions have no 5-minute
 // limit. Stream shards never split.

@@ -50,10 +50,12 @@ func (r *runner) execute(cfg *config, recs []*record) error {
 		m.PutMetrics(ms...)
 	}
 	if err != nil {
+		r.deliverLog(cfg, "ERROR", "ExecutionFailed", err)
 		r.logf(cfg, "ERROR", "pipe execution failed", "records", len(recs),
 			"firstSequenceNumber", recs[0].seq, "lastSequenceNumber", recs[len(recs)-1].seq, "err", err)
 		return err
 	}
+	r.deliverLog(cfg, "INFO", "ExecutionSucceeded", nil)
 	r.logf(cfg, "INFO", "pipe execution succeeded", "records", len(recs), "messages", sent)
 	return nil
 }

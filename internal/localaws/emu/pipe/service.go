@@ -103,6 +103,9 @@ type Options struct {
 	// CREATE_FAILED, as on AWS), and each target send, dead-letter send and
 	// enrichment invoke.
 	Authorizer emu.Authorizer
+	// Logs, when set, receives each pipe's execution records in its
+	// LogConfiguration's CloudWatch Logs group (logs.go).
+	Logs LogSink
 	// Logger receives what the pipes' LogConfiguration asks for, and a
 	// warning for every record dropped without a dead-letter queue
 	// (default: discard).
@@ -124,6 +127,9 @@ type Service struct {
 	pipes map[string]*pipe
 
 	ledger ledger
+
+	// logStreams are the log streams created (logs.go), by stream ARN.
+	logStreams sync.Map
 }
 
 // New returns a Service with no pipes.
@@ -289,4 +295,15 @@ func route(r *http.Request) (op, member string, err *apiError) {
 		}
 	}
 	return "", "", unknown
+}
+
+// Target returns the operation a request calls and the pipe name (or, for
+// the tag operations, the ARN) it addresses, "" for ListPipes or a request
+// the API does not serve, for the local cloud's IAM checks.
+func Target(r *http.Request) (op, member string) {
+	op, member, err := route(r)
+	if err != nil {
+		return "", ""
+	}
+	return op, member
 }
