@@ -89,7 +89,8 @@
 // process. With Options.Authorizer set, an event reaches the group only if
 // the execution role may write it (logs:CreateLogStream for the
 // environment's stream, logs:PutLogEvents on it); otherwise it is dropped,
-// as Lambda drops it, and Options.Console still shows it. Lines in Embedded Metric Format become emu.Metric datapoints;
+// as Lambda drops it (with any EMF metrics it held), and Options.Console
+// still shows it. Lines in Embedded Metric Format become emu.Metric datapoints;
 // each invocation also emits the AWS/Lambda metrics Invocations, Errors,
 // Duration, Throttles and ConcurrentExecutions (dimension FunctionName).
 // Stats exposes the counters and the peak concurrency.

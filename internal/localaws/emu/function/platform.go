@@ -27,12 +27,18 @@ func (inst *instance) emit(line string, fromFunction bool) {
 	for _, l := range strings.Split(line, "\n") {
 		s.writeConsole(inst.fn.name, l)
 	}
-	if s.opts.Logs != nil && inst.mayLog() {
-		if err := s.opts.Logs.Append(inst.cfg.LoggingConfig.LogGroup, inst.stream, loggroup.Event{Timestamp: now, Message: line}); err != nil {
-			s.log.Warn("append function log event", "function", inst.fn.name, "group", inst.cfg.LoggingConfig.LogGroup, "err", err)
+	delivered := true
+	if s.opts.Logs != nil {
+		if delivered = inst.mayLog(); delivered {
+			if err := s.opts.Logs.Append(inst.cfg.LoggingConfig.LogGroup, inst.stream, loggroup.Event{Timestamp: now, Message: line}); err != nil {
+				s.log.Warn("append function log event", "function", inst.fn.name, "group", inst.cfg.LoggingConfig.LogGroup, "err", err)
+			}
 		}
 	}
-	if fromFunction && s.opts.Metrics != nil {
+	// CloudWatch extracts EMF metrics from the log events it receives
+	// (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format.html):
+	// a dropped event yields none.
+	if fromFunction && delivered && s.opts.Metrics != nil {
 		if ms, ok := parseEMF(line); ok && len(ms) > 0 {
 			s.opts.Metrics.PutMetrics(ms...)
 		}

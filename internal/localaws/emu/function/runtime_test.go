@@ -1,6 +1,7 @@
 package function_test
 
 import (
+	"context"
 	"errors"
 	"net"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/taskpipe/taskpipe/internal/localaws/emu"
 	"github.com/taskpipe/taskpipe/internal/localaws/emu/function"
 )
 
@@ -168,6 +170,31 @@ func TestEMFLinesBecomeMetrics(t *testing.T) {
 	}
 	require.Equal(t, 1.0, b.metrics.find("AWS/Lambda", "Invocations")[0].Value)
 	require.Equal(t, 0.0, b.metrics.find("AWS/Lambda", "Errors")[0].Value)
+}
+
+// denyLogs is an execution role without the logs grants.
+type denyLogs struct{}
+
+func (denyLogs) Authorize(_ context.Context, s emu.RoleSession, action, resource string) error {
+	if strings.HasPrefix(action, "logs:") {
+		return &emu.AccessDeniedError{Message: "not authorized to perform: " + action + " on resource: " + resource}
+	}
+	return nil
+}
+
+// A role that may not write its logs loses them, and with them the EMF
+// metrics CloudWatch would have extracted; the function runs on.
+func TestDroppedLogsCarryNoMetrics(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(o *function.Options) { o.Authorizer = denyLogs{} })
+	b.create(t, "nologs", nil)
+
+	res := b.invoke(t, "nologs", event{Action: "emf"})
+	require.Empty(t, res.FunctionError, "payload %s", res.Payload)
+	require.Empty(t, b.metrics.find("taskpipe", "TasksFailed"), "no EMF metric from a dropped log event")
+	streams, err := b.logs.Streams("/aws/lambda/nologs")
+	require.True(t, err != nil || len(streams) == 0, "no event reached the group: %v", streams)
+	require.NotEmpty(t, b.metrics.find("AWS/Lambda", "Invocations"), "Lambda's own metrics do not come from the logs")
 }
 
 func TestAWSCallsCarryTheCaller(t *testing.T) {
