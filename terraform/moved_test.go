@@ -25,12 +25,7 @@ func TestAlarmsMovedToOneResource(t *testing.T) {
 		t.Skip("applies the complete example on the local cloud")
 	}
 	t.Parallel()
-	noDelay := func(tree string) {
-		t.Helper()
-		main := filepath.Join(tree, "examples", "complete", "main.tf")
-		edit(t, main, "  name         = var.name\n", "  name         = var.name\n  pipe_create_delay_seconds = 0\n")
-		edit(t, main, "  enable_alarm_topic = true\n", "  enable_alarm_topic = false\n")
-	}
+	noDelay := func(tree string) { completeForLocalCloud(t, tree) }
 	tests := []struct {
 		name      string
 		keepMoved bool

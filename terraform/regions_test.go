@@ -15,6 +15,17 @@ import (
 	"github.com/taskpipe/taskpipe/internal/localaws/tfprovider/tfprovidertest"
 )
 
+// completeForLocalCloud edits the complete example in tree for the local
+// cloud, which waits for nothing and emulates no SNS: the propagation wait
+// and the alarm topic are off; the names and resources at stake are the
+// same.
+func completeForLocalCloud(t *testing.T, tree string) {
+	t.Helper()
+	main := filepath.Join(tree, "examples", "complete", "main.tf")
+	edit(t, main, "  name         = var.name\n", "  name         = var.name\n  pipe_create_delay_seconds = 0\n")
+	edit(t, main, "  enable_alarm_topic = true\n", "  enable_alarm_topic = false\n")
+}
+
 // TestApplyCompleteInTwoRegions applies the complete example with one name
 // in two regions of one local account, whose IAM roles, dashboards and
 // bucket names are account-global as on AWS (issue 12 #5). As shipped both
@@ -26,15 +37,7 @@ func TestApplyCompleteInTwoRegions(t *testing.T) {
 		t.Skip("applies the complete example four times")
 	}
 	t.Parallel()
-	// The local cloud waits for nothing and emulates no SNS, so the
-	// propagation wait and the alarm topic are off; the names at stake are
-	// the same.
-	noDelay := func(tree string) {
-		t.Helper()
-		main := filepath.Join(tree, "examples", "complete", "main.tf")
-		edit(t, main, "  name         = var.name\n", "  name         = var.name\n  pipe_create_delay_seconds = 0\n")
-		edit(t, main, "  enable_alarm_topic = true\n", "  enable_alarm_topic = false\n")
-	}
+	noDelay := func(tree string) { completeForLocalCloud(t, tree) }
 	tests := []struct {
 		name    string
 		prepare func(tree string)
