@@ -1210,7 +1210,7 @@ func checkTableMatchesStore(c *checker) {
 	for _, a := range in.AttributeDefinitions {
 		wantAttrs[*a.AttributeName] = string(a.AttributeType)
 	}
-	type gsi struct{ hash, rng, projection string }
+	type gsi struct{ hash, rng, projection, nonKey string }
 	wantGSI := map[string]gsi{}
 	for _, g := range in.GlobalSecondaryIndexes {
 		var x gsi
@@ -1222,6 +1222,7 @@ func checkTableMatchesStore(c *checker) {
 			}
 		}
 		x.projection = string(g.Projection.ProjectionType)
+		x.nonKey = strings.Join(g.Projection.NonKeyAttributes, ",")
 		wantGSI[*g.IndexName] = x
 	}
 	wantHash := *in.KeySchema[0].AttributeName
@@ -1267,6 +1268,14 @@ func checkTableMatchesStore(c *checker) {
 		for i := range gsis {
 			get := func(name string) string { return t.str("global_secondary_index", i, name) }
 			got := gsi{projection: get("projection_type")}
+			if nk, ok := t.get("global_secondary_index", i, "non_key_attributes").([]any); ok {
+				names := make([]string, 0, len(nk))
+				for _, n := range nk {
+					names = append(names, fmt.Sprint(n))
+				}
+				sort.Strings(names)
+				got.nonKey = strings.Join(names, ",")
+			}
 			// 6.x: key_schema blocks; hash_key and range_key are
 			// deprecated and must not be used (issue 12 #12).
 			if get("hash_key") != "" || get("range_key") != "" {
@@ -1293,7 +1302,7 @@ func checkTableMatchesStore(c *checker) {
 		tt := p.moduleConfig("task-table")
 		for _, out := range []struct{ output, local, want string }{
 			{"live_index_name", "live_index_name", dynamostore.IndexLive},
-			{"by_run_index_name", "by_run_index_name", dynamostore.IndexByRun},
+			{"done_index_name", "done_index_name", dynamostore.IndexDone},
 		} {
 			if tt == nil || tt.Outputs[out.output] == nil {
 				c.errorf("task-table: output %s is missing", out.output)

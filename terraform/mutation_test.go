@@ -202,15 +202,21 @@ func TestContractsCatchMutations(t *testing.T) {
 			want: "modules/go-lambda: README.md is missing",
 		},
 		{
-			name: "LiveIndexKeysOnly", contract: "TableMatchesStore",
+			name: "LiveIndexProjectsAll", contract: "TableMatchesStore",
 			file: "modules/task-table/main.tf",
-			old:  "name            = local.live_index_name\n    projection_type = \"ALL\"", new: "name            = local.live_index_name\n    projection_type = \"KEYS_ONLY\"",
+			old:  "name               = local.live_index_name\n    projection_type    = \"INCLUDE\"", new: "name               = local.live_index_name\n    projection_type    = \"ALL\"",
+			want: "global secondary indexes",
+		},
+		{
+			name: "LiveIndexProjectsStatus", contract: "TableMatchesStore",
+			file: "modules/task-table/main.tf",
+			old:  `non_key_attributes = ["runId"]`, new: `non_key_attributes = ["runId", "status"]`,
 			want: "global secondary indexes",
 		},
 		{
 			name: "IndexWithDeprecatedKeys", contract: "TableMatchesStore",
 			file: "modules/task-table/main.tf",
-			old:  "name            = local.by_run_index_name\n", new: "name            = local.by_run_index_name\n    hash_key        = \"runId\"\n",
+			old:  "name            = local.done_index_name\n", new: "name            = local.done_index_name\n    hash_key        = \"doneRun\"\n",
 			want: "uses the deprecated hash_key/range_key",
 		},
 		{

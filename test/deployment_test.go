@@ -210,7 +210,7 @@ func (d *deployment) waitTerminal(t *testing.T, timeout time.Duration, ids ...st
 }
 
 // waitRun waits until all n tasks of run are terminal, counting through
-// the byRun index, and returns every task of the run.
+// the run's indexes, and returns every task of the run.
 func (d *deployment) waitRun(t *testing.T, run string, n int, timeout time.Duration) []task.Task {
 	t.Helper()
 	ctx := testContext(t)
@@ -226,7 +226,7 @@ func (d *deployment) waitRun(t *testing.T, run string, n int, timeout time.Durat
 }
 
 // runTasks reads every task of a run, each with a consistent GetItem
-// after listing the ids from the (eventually consistent) byRun index.
+// after listing the ids from the (eventually consistent) indexes.
 func (d *deployment) runTasks(t *testing.T, run string, n int) []task.Task {
 	t.Helper()
 	ctx := testContext(t)

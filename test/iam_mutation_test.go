@@ -179,6 +179,8 @@ func mutationGroups() []mutationGroup {
 				probe: probeReconcile(nil), want: []string{"{reconciler}", denied("pipes:DescribePipe") + " on resource: {pipe_arn}"}},
 			{name: "ListLiveTasks", file: pipelineTF, anchor: sid("ListLiveTasks"), policies: []string{reconcilerPolicy},
 				probe: probeReconcile(nil), want: []string{"{reconciler}", denied("dynamodb:Query") + " on resource: {table_arn}/index/"}},
+			{name: "ReadLiveTasks", file: pipelineTF, anchor: sid("ReadLiveTasks"), policies: []string{reconcilerPolicy},
+				probe: probeReconcile(stuckRunning(1)), want: []string{"{reconciler}", denied("dynamodb:BatchGetItem") + " on resource: {table_arn}"}},
 			{name: "RedispatchTasks", file: pipelineTF, anchor: sid("RedispatchTasks"), policies: []string{reconcilerPolicy},
 				probe: probeReconcile(stuckRunning(1)), want: []string{"{reconciler}", denied("sqs:SendMessage") + " on resource: {work_queue_arn}"}},
 			{name: "FailStuckTasks", file: pipelineTF, anchor: sid("FailStuckTasks"), policies: []string{reconcilerPolicy},

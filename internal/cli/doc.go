@@ -14,8 +14,8 @@
 // for example "20260101T120000Z-3fa9c2/0000042" for line 42 of the input.
 // The id is deterministic per run and input line, so re-submitting the
 // same file to the same run with --resume writes exactly the lines that
-// are missing, and the byRun index (sorted by task id) lists a run in
-// input order (for inputs under ten million lines).
+// are missing, and a run's listing (sorted by task id) is in input
+// order (for inputs under ten million lines).
 //
 // A URL that appears twice in one input (after weburl.Normalize) is written
 // once, for its first line; later lines are reported on stderr as

@@ -17,7 +17,7 @@ import (
 const MaxInputBytes = 256 << 20
 
 // MaxInputLines bounds the lines of an input: task ids carry the line
-// number in 7 digits (TaskID), so the byRun index sorts them in input
+// number in 7 digits (TaskID), so a run's listing sorts them in input
 // order.
 const MaxInputLines = 9_999_999
 

@@ -18,7 +18,7 @@ import (
 const rateWindow = 2 * time.Minute
 
 // emptyPolls is how many polls --watch tolerates a run with no tasks (the
-// byRun index is eventually consistent right after a submit) before it
+// indexes are eventually consistent right after a submit) before it
 // decides the run id is wrong.
 const emptyPolls = 3
 

@@ -18,7 +18,7 @@ import (
 const (
 	claimCondition = "(#status = :pending OR (#status = :running AND #leaseExpiresAt <= :now)) AND #attempts < #maxAttempts"
 	claimUpdate    = "SET #status = :running, #claimToken = :token, #leaseExpiresAt = :lease, " +
-		"#attempts = #attempts + :one, #updatedAt = :now, #liveKey = :liveKey, #dueAt = :lease"
+		"#attempts = #attempts + :one, #updatedAt = :now"
 )
 
 var claimNames = names(claimCondition, claimUpdate)
@@ -102,7 +102,6 @@ func (s *Store) tryClaim(ctx context.Context, p task.ClaimParams) (task.Task, ma
 			":token":   sv(p.Token),
 			":lease":   msv(lease),
 			":one":     nv(1),
-			":liveKey": sv(liveKey(task.StateRunning, shardOf(p.TaskID, s.shards))),
 		},
 		ReturnValues:                        types.ReturnValueAllNew,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
@@ -168,12 +167,13 @@ func (s *Store) exhaust(ctx context.Context, prev task.Task, p task.ClaimParams)
 		cond += " AND #leaseExpiresAt = :oldLease"
 		values[":oldLease"] = msv(prev.LeaseExpiresAt)
 	}
-	update := "SET #status = :failed, #errorKind = :kind, #lastError = :reason, #updatedAt = :now, #finishedAt = :now"
+	update := "SET #status = :failed, #errorKind = :kind, #lastError = :reason, #updatedAt = :now, #finishedAt = :now, " + setDoneRun
+	values[":noRun"] = sv(noRun)
 	if s.ttl > 0 {
 		update += ", #expiresAt = :expiresAt"
 		values[":expiresAt"] = nv(s.expiresAt(p.Now))
 	}
-	update += " REMOVE #liveKey, #dueAt"
+	update += " REMOVE #liveKey, #liveSince"
 	out, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.table),
 		Key:                       key(prev.ID),

@@ -18,7 +18,7 @@ import (
 const batchSize = 25
 
 // maxKeyBytes is DynamoDB's limit for a partition key value; taskId is the
-// table's and runId the byRun index's
+// table's and runId, as doneRun, the done index's
 // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html).
 const maxKeyBytes = 2048
 

@@ -31,6 +31,10 @@ type faultAPI struct {
 	// batchWrite, when set, replaces BatchWriteItem; n counts calls from 1.
 	batchWrite func(n int, in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error)
 	batchCalls int
+	// unprocess, when set, is how many keys of each BatchGetItem are
+	// returned as UnprocessedKeys, as a throttled table returns them;
+	// negative means all of them.
+	unprocess int
 	// beforeUpdate runs before each forwarded UpdateItem.
 	beforeUpdate func(in *dynamodb.UpdateItemInput)
 }
@@ -71,6 +75,35 @@ func (f *faultAPI) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteIt
 		return f.batchWrite(n, in)
 	}
 	return f.API.BatchWriteItem(ctx, in, o...)
+}
+
+func (f *faultAPI) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	f.mu.Lock()
+	n := f.unprocess
+	f.mu.Unlock()
+	for table, ka := range in.RequestItems {
+		if n < 0 {
+			return &dynamodb.BatchGetItemOutput{UnprocessedKeys: in.RequestItems}, nil
+		}
+		if n == 0 || len(ka.Keys) <= n {
+			break
+		}
+		// Ask for fewer keys and report the rest as unprocessed.
+		asked := ka
+		asked.Keys = ka.Keys[n:]
+		out, err := f.API.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{table: asked}}, o...)
+		if err != nil {
+			return nil, err
+		}
+		left := ka
+		left.Keys = ka.Keys[:n]
+		out.UnprocessedKeys = map[string]types.KeysAndAttributes{table: left}
+		return out, nil
+	}
+	return f.API.BatchGetItem(ctx, in, o...)
 }
 
 // newStore returns a store on l's table through api, with opts applied.

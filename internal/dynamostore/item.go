@@ -1,6 +1,7 @@
 package dynamostore
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -27,12 +28,17 @@ const (
 	AttrLastError      = "lastError"
 	AttrErrorKind      = "errorKind"
 	AttrResult         = "result"
-	// AttrLiveKey is the partition key of IndexLive: "<State>#<shard>".
-	// Only Pending and Running rows have it, which keeps the index sparse.
+	// AttrLiveKey is the partition key of IndexLive: "live#<shard>". Only
+	// Pending and Running rows have it, which keeps the index sparse; it
+	// does not change while the task is live, so a claim or a release
+	// writes no index entry.
 	AttrLiveKey = "liveKey"
-	// AttrDueAt is the sort key of IndexLive: when the task became Pending,
-	// or when a Running task's lease expires.
-	AttrDueAt = "dueAt"
+	// AttrLiveSince is the sort key of IndexLive: when the task became
+	// live (its creation, or an operator's retry), in epoch milliseconds.
+	AttrLiveSince = "liveSince"
+	// AttrDoneRun is the partition key of IndexDone: the run id, set by
+	// the write that makes the task terminal and removed by a retry.
+	AttrDoneRun = "doneRun"
 	// AttrExpiresAt is the TTL attribute, set on terminal rows when
 	// Options.ResultTTL is positive.
 	AttrExpiresAt = "expiresAt"
@@ -40,13 +46,18 @@ const (
 
 // Index names.
 const (
-	// IndexByRun lists the tasks of one run: partition key runId, sort key
-	// taskId, projection ALL.
-	IndexByRun = "byRun"
-	// IndexLive lists live (Pending or Running) tasks by state and due
-	// time: partition key liveKey, sort key dueAt, projection ALL.
+	// IndexLive lists live (Pending or Running) tasks by the time they
+	// became live: partition key liveKey, sort key liveSince, projecting
+	// runId besides the keys.
 	IndexLive = "live"
+	// IndexDone lists the terminal tasks of one run in task-id order:
+	// partition key doneRun, sort key taskId, projection ALL.
+	IndexDone = "done"
 )
+
+// noRun is the doneRun of a row that has no runId (one written by another
+// writer): a secondary index key cannot be empty.
+const noRun = "-"
 
 // shardOf returns the live-index shard of a task id: fnv32a(id) % shards.
 func shardOf(id string, shards int) int {
@@ -55,9 +66,9 @@ func shardOf(id string, shards int) int {
 	return int(h.Sum32() % uint32(shards))
 }
 
-// liveKey returns the IndexLive partition key of a state and shard.
-func liveKey(s task.State, shard int) string {
-	return fmt.Sprintf("%s#%02d", s, shard)
+// liveKey returns the IndexLive partition key of a shard.
+func liveKey(shard int) string {
+	return fmt.Sprintf("live#%02d", shard)
 }
 
 func ms(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 10) }
@@ -70,10 +81,11 @@ func msv(t time.Time) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: ms(t)}
 }
 
-// Item returns the row that stores t, including the live-index attributes
-// (for a Pending task dueAt is UpdatedAt, or CreatedAt when UpdatedAt is
-// zero; for a Running task it is LeaseExpiresAt) and, for a terminal task
-// with Options.ResultTTL set, expiresAt. Times are kept to the millisecond.
+// Item returns the row that stores t, including the index attributes: for
+// a live task liveKey and liveSince (for a Pending task UpdatedAt, or
+// CreatedAt when UpdatedAt is zero; for a Running task CreatedAt, or its
+// lease end when that is earlier or CreatedAt is zero), for a terminal one
+// doneRun and, with Options.ResultTTL set, expiresAt. Times are kept to the millisecond.
 // The Store never writes rows this way; Item exists for seeding tests and
 // for tools that import rows.
 func (s *Store) Item(t task.Task) (map[string]types.AttributeValue, error) {
@@ -85,7 +97,6 @@ func (s *Store) Item(t task.Task) (map[string]types.AttributeValue, error) {
 	}
 	item := map[string]types.AttributeValue{
 		task.AttrTaskID: sv(t.ID),
-		task.AttrRunID:  sv(t.RunID),
 		task.AttrURL:    sv(t.URL),
 		task.AttrStatus: sv(string(t.State)),
 		AttrAttempts:    nv(int64(t.Attempts)),
@@ -101,6 +112,7 @@ func (s *Store) Item(t task.Task) (map[string]types.AttributeValue, error) {
 			item[name] = msv(v)
 		}
 	}
+	putS(task.AttrRunID, t.RunID)
 	putS(AttrClaimToken, t.ClaimToken)
 	putT(AttrLeaseExpiresAt, t.LeaseExpiresAt)
 	putT(AttrCreatedAt, t.CreatedAt)
@@ -111,16 +123,23 @@ func (s *Store) Item(t task.Task) (map[string]types.AttributeValue, error) {
 	putS(AttrResult, string(t.Result))
 	switch t.State {
 	case task.StatePending:
-		due := t.UpdatedAt
-		if due.IsZero() {
-			due = t.CreatedAt
+		since := t.UpdatedAt
+		if since.IsZero() {
+			since = t.CreatedAt
 		}
-		item[AttrLiveKey] = sv(liveKey(t.State, shardOf(t.ID, s.shards)))
-		item[AttrDueAt] = msv(due)
+		item[AttrLiveKey] = sv(liveKey(shardOf(t.ID, s.shards)))
+		item[AttrLiveSince] = msv(since)
 	case task.StateRunning:
-		item[AttrLiveKey] = sv(liveKey(t.State, shardOf(t.ID, s.shards)))
-		item[AttrDueAt] = msv(t.LeaseExpiresAt)
+		// liveSince must not be after the lease end, or ListLive, which
+		// selects candidates by liveSince, would miss an expired lease.
+		since := t.CreatedAt
+		if since.IsZero() || t.LeaseExpiresAt.Before(since) {
+			since = t.LeaseExpiresAt
+		}
+		item[AttrLiveKey] = sv(liveKey(shardOf(t.ID, s.shards)))
+		item[AttrLiveSince] = msv(since)
 	default:
+		item[AttrDoneRun] = sv(cmp.Or(t.RunID, noRun))
 		if s.ttl > 0 {
 			end := t.FinishedAt
 			if end.IsZero() {

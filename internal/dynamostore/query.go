@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -16,18 +17,23 @@ import (
 	"github.com/taskpipe/taskpipe/internal/task"
 )
 
-const liveKeyCondition = "#liveKey = :liveKey AND #dueAt < :due"
+const liveCondition = "#liveKey = :liveKey AND #liveSince < :before"
 
-var liveNames = names(liveKeyCondition)
+var liveNames = names(liveCondition)
 
 // ListLive implements task.Store. It queries the live index one shard at a
-// time (liveKey = "<State>#NN" AND dueAt < DueBefore, oldest first within a
-// shard) and never scans. A page holds up to Limit tasks (0 means
-// DefaultListLimit) and may span shards; its NextCursor, opaque to callers,
-// records the shard and DynamoDB's LastEvaluatedKey. Index reads are
-// eventually consistent, so a task that just changed may still be listed in
-// its old state: callers act through fenced writes, never on the listing
-// alone.
+// time for the tasks live since before DueBefore (liveKey = "live#NN" AND
+// liveSince < DueBefore, oldest first within a shard; a task's due time is
+// never before the time it became live), reads those rows with
+// BatchGetItem, and keeps the ones in p.State that are due before
+// DueBefore. It never scans. On the happy path no task has been live that
+// long, so a pass costs one query per shard and no row read.
+//
+// A page holds up to Limit tasks (0 means DefaultListLimit) and may span
+// shards; its NextCursor, opaque to callers, records the shard and
+// DynamoDB's LastEvaluatedKey. Index and row reads are eventually
+// consistent, so a task that just changed may still be listed in its old
+// state: callers act through fenced writes, never on the listing alone.
 func (s *Store) ListLive(ctx context.Context, p task.ListLiveParams) (task.LivePage, error) {
 	fail := func(err error) (task.LivePage, error) {
 		return task.LivePage{}, fmt.Errorf("dynamostore: list live %s: %w", p.State, err)
@@ -48,38 +54,49 @@ func (s *Store) ListLive(ctx context.Context, p task.ListLiveParams) (task.LiveP
 			return fail(err)
 		}
 	}
+	before := ceilMs(p.DueBefore)
 	var page task.LivePage
 	for {
-		out, err := s.api.Query(ctx, &dynamodb.QueryInput{
-			TableName:                aws.String(s.table),
-			IndexName:                aws.String(IndexLive),
-			KeyConditionExpression:   aws.String(liveKeyCondition),
-			ExpressionAttributeNames: liveNames,
-			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":liveKey": sv(liveKey(p.State, c.Shard)),
-				":due":     nv(ceilMs(p.DueBefore)),
-			},
-			ExclusiveStartKey: c.Key,
-			Limit:             aws.Int32(int32(limit - len(page.Tasks))),
-			ScanIndexForward:  aws.Bool(true),
-		})
-		if err != nil {
-			return fail(fmt.Errorf("query shard %d: %w", c.Shard, err))
-		}
-		for _, item := range out.Items {
-			t, err := decode(item)
+		// Gather up to a page of candidates across shards, then read
+		// their rows in as few BatchGetItem calls as they fit in.
+		var entries []map[string]types.AttributeValue
+		end := false
+		for !end && len(page.Tasks)+len(entries) < limit {
+			out, err := s.api.Query(ctx, &dynamodb.QueryInput{
+				TableName:                aws.String(s.table),
+				IndexName:                aws.String(IndexLive),
+				KeyConditionExpression:   aws.String(liveCondition),
+				ExpressionAttributeNames: liveNames,
+				ExpressionAttributeValues: map[string]types.AttributeValue{
+					":liveKey": sv(liveKey(c.Shard)),
+					":before":  nv(before),
+				},
+				ExclusiveStartKey: c.Key,
+				Limit:             aws.Int32(int32(limit - len(page.Tasks) - len(entries))),
+				ScanIndexForward:  aws.Bool(true),
+			})
 			if err != nil {
-				return fail(err)
+				return fail(fmt.Errorf("query shard %d: %w", c.Shard, err))
 			}
-			page.Tasks = append(page.Tasks, t)
+			entries = append(entries, out.Items...)
+			if len(out.LastEvaluatedKey) > 0 {
+				c.Key = out.LastEvaluatedKey
+			} else {
+				c.Shard, c.Key = c.Shard+1, nil
+				end = c.Shard == s.shards
+			}
 		}
-		if len(out.LastEvaluatedKey) > 0 {
-			c.Key = out.LastEvaluatedKey
-		} else {
-			c.Shard, c.Key = c.Shard+1, nil
-			if c.Shard == s.shards {
-				return page, nil
+		rows, err := s.rows(ctx, entries)
+		if err != nil {
+			return fail(err)
+		}
+		for _, t := range rows {
+			if t.State == p.State && dueAt(t).UnixMilli() < before {
+				page.Tasks = append(page.Tasks, t)
 			}
+		}
+		if end {
+			return page, nil
 		}
 		if len(page.Tasks) >= limit {
 			if page.NextCursor, err = c.encode(); err != nil {
@@ -87,6 +104,84 @@ func (s *Store) ListLive(ctx context.Context, p task.ListLiveParams) (task.LiveP
 			}
 			return page, nil
 		}
+	}
+}
+
+// dueAt is when a live task needs the reconciler: for Pending the time it
+// became Pending (its last update, or its creation), for Running its
+// lease end.
+func dueAt(t task.Task) time.Time {
+	if t.State == task.StateRunning {
+		return t.LeaseExpiresAt
+	}
+	if !t.UpdatedAt.IsZero() {
+		return t.UpdatedAt
+	}
+	return t.CreatedAt
+}
+
+// batchGetSize is BatchGetItem's limit of 100 keys per call
+// (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html).
+const batchGetSize = 100
+
+// rows reads the table rows of index entries (which carry the table key),
+// eventually consistent, in the entries' order. A row deleted since the
+// index was read is left out. Keys returned as UnprocessedKeys are asked
+// again with backoff, up to Options.BatchAttempts calls per batch.
+func (s *Store) rows(ctx context.Context, entries []map[string]types.AttributeValue) ([]task.Task, error) {
+	ids := make([]string, 0, len(entries))
+	for _, e := range entries {
+		id, err := getS(e, task.AttrTaskID, true)
+		if err != nil {
+			return nil, fmt.Errorf("index entry: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	got := make(map[string]task.Task, len(ids))
+	for start := 0; start < len(ids); start += batchGetSize {
+		keys := make([]map[string]types.AttributeValue, 0, batchGetSize)
+		for _, id := range ids[start:min(start+batchGetSize, len(ids))] {
+			keys = append(keys, key(id))
+		}
+		if err := s.getBatch(ctx, keys, got); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]task.Task, 0, len(got))
+	for _, id := range ids {
+		if t, ok := got[id]; ok {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) getBatch(ctx context.Context, keys []map[string]types.AttributeValue, got map[string]task.Task) error {
+	for attempt := 1; ; attempt++ {
+		out, err := s.api.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
+			RequestItems: map[string]types.KeysAndAttributes{s.table: {Keys: keys}},
+		})
+		if err != nil {
+			return fmt.Errorf("batch get: %w", err)
+		}
+		for _, item := range out.Responses[s.table] {
+			t, err := decode(item)
+			if err != nil {
+				return fmt.Errorf("batch get: %w", err)
+			}
+			got[t.ID] = t
+		}
+		left := out.UnprocessedKeys[s.table].Keys
+		if len(left) == 0 {
+			return nil
+		}
+		if attempt >= s.batchAttempts {
+			return fmt.Errorf("batch get: %w after %d attempts (%d keys)", ErrUnprocessed, attempt, len(left))
+		}
+		if err := s.sleep(ctx, s.backoff(attempt-1)); err != nil {
+			return fmt.Errorf("batch get backoff: %w", err)
+		}
+		keys = left
 	}
 }
 
@@ -119,12 +214,26 @@ type RunPage struct {
 	NextCursor string
 }
 
-const runKeyCondition = "#runId = :runId"
+const (
+	doneCondition   = "#doneRun = :runId"
+	liveRunKey      = "#liveKey = :liveKey"
+	liveRunFilter   = "#runId = :runId"
+	countProjection = "#status"
+)
 
-var runNames = names(runKeyCondition)
+var (
+	doneNames    = names(doneCondition)
+	liveRunNames = names(liveRunKey, liveRunFilter)
+	countNames   = names(doneCondition, countProjection)
+)
 
-// RunTasks returns one page of a run's tasks in task-id order, read from the
-// byRun index (eventually consistent). Limit 0 means DefaultListLimit.
+// RunTasks returns one page of a run's tasks in task-id order, the
+// terminal ones from the done index (projection ALL, so without reading
+// the table) merged with the live ones, found in the live index (filtered
+// on runId) and read from the table: a finished run reads no row. Reads
+// are eventually consistent, so a task that changes during the listing may
+// be listed twice or not at all; callers that need every task list again
+// once the run is quiet. Limit 0 means DefaultListLimit.
 func (s *Store) RunTasks(ctx context.Context, runID, cursorText string, limit int) (RunPage, error) {
 	fail := func(err error) (RunPage, error) {
 		return RunPage{}, fmt.Errorf("dynamostore: run %s tasks: %w", runID, err)
@@ -138,20 +247,25 @@ func (s *Store) RunTasks(ctx context.Context, runID, cursorText string, limit in
 	}
 	c := cursor{Kind: cursorRun, Scope: runID}
 	if cursorText != "" {
-		if c, err = decodeCursor(cursorText, cursorRun, runID, 0); err != nil {
+		if c, err = decodeCursor(cursorText, cursorRun, runID, 1); err != nil {
 			return fail(err)
 		}
 	}
-	var page RunPage
-	for {
+	live, err := s.runLiveIDs(ctx, runID, c.After)
+	if err != nil {
+		return fail(err)
+	}
+	var done []task.Task
+	doneMore := false
+	if !c.DoneEnd {
 		out, err := s.api.Query(ctx, &dynamodb.QueryInput{
 			TableName:                 aws.String(s.table),
-			IndexName:                 aws.String(IndexByRun),
-			KeyConditionExpression:    aws.String(runKeyCondition),
-			ExpressionAttributeNames:  runNames,
+			IndexName:                 aws.String(IndexDone),
+			KeyConditionExpression:    aws.String(doneCondition),
+			ExpressionAttributeNames:  doneNames,
 			ExpressionAttributeValues: map[string]types.AttributeValue{":runId": sv(runID)},
 			ExclusiveStartKey:         c.Key,
-			Limit:                     aws.Int32(int32(limit - len(page.Tasks))),
+			Limit:                     aws.Int32(int32(limit)),
 		})
 		if err != nil {
 			return fail(err)
@@ -161,30 +275,147 @@ func (s *Store) RunTasks(ctx context.Context, runID, cursorText string, limit in
 			if err != nil {
 				return fail(err)
 			}
-			page.Tasks = append(page.Tasks, t)
+			done = append(done, t)
 		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return page, nil
-		}
-		c.Key = out.LastEvaluatedKey
-		if len(page.Tasks) >= limit {
-			if page.NextCursor, err = c.encode(); err != nil {
-				return fail(err)
+		doneMore = len(out.LastEvaluatedKey) > 0
+	}
+	// Merge by id. While the done index has more, a live id beyond its
+	// last fetched entry waits for the next page.
+	var (
+		picks     []string // live ids taken, in order
+		order     []string // every id taken, in order
+		fromDone  = map[string]task.Task{}
+		di, li    int
+		doneTaken int
+	)
+	// donePos is how far the done index has been listed ("" for not at
+	// all); doneAll says it has been listed to its end.
+	donePos := ""
+	if id, ok := c.Key[task.AttrTaskID].(*types.AttributeValueMemberS); ok {
+		donePos = id.Value
+	}
+merge:
+	for len(order) < limit {
+		switch {
+		case di < len(done) && (li == len(live) || done[di].ID <= live[li]):
+			t := done[di]
+			di++
+			doneTaken++
+			donePos = t.ID
+			if li < len(live) && live[li] == t.ID {
+				li++ // it became terminal; the done entry speaks for it
 			}
-			return page, nil
+			fromDone[t.ID] = t
+			order = append(order, t.ID)
+		case li < len(live) && (!doneMore || (len(done) > 0 && live[li] < done[len(done)-1].ID)):
+			picks = append(picks, live[li])
+			order = append(order, live[li])
+			li++
+		default:
+			break merge
 		}
 	}
+	if doneTaken > 0 {
+		c.Key = map[string]types.AttributeValue{AttrDoneRun: sv(runID), task.AttrTaskID: sv(donePos)}
+	}
+	if !c.DoneEnd && !doneMore && doneTaken == len(done) {
+		c.DoneEnd = true
+	}
+	doneAll := c.DoneEnd
+	rows, err := s.rows(ctx, idEntries(picks))
+	if err != nil {
+		return fail(err)
+	}
+	fromLive := make(map[string]task.Task, len(rows))
+	for _, t := range rows {
+		fromLive[t.ID] = t
+	}
+	var page RunPage
+	for _, id := range order {
+		if t, ok := fromDone[id]; ok {
+			page.Tasks = append(page.Tasks, t)
+			continue
+		}
+		t, ok := fromLive[id]
+		// A live task that became terminal after the done index was read
+		// is listed from the done index later, unless the listing of the
+		// done index is already past it.
+		if !ok || (t.State.Terminal() && !doneAll && id > donePos) {
+			continue
+		}
+		page.Tasks = append(page.Tasks, t)
+	}
+	if len(picks) > 0 {
+		c.After = picks[len(picks)-1]
+	}
+	if c.DoneEnd && li == len(live) {
+		return page, nil
+	}
+	if page.NextCursor, err = c.encode(); err != nil {
+		return fail(err)
+	}
+	return page, nil
 }
 
-const countProjection = "#status"
+// runLiveIDs returns, sorted, the ids above after of the run's entries in
+// the live index.
+func (s *Store) runLiveIDs(ctx context.Context, runID, after string) ([]string, error) {
+	var ids []string
+	for shard := range s.shards {
+		var start map[string]types.AttributeValue
+		for {
+			out, err := s.api.Query(ctx, &dynamodb.QueryInput{
+				TableName:                aws.String(s.table),
+				IndexName:                aws.String(IndexLive),
+				KeyConditionExpression:   aws.String(liveRunKey),
+				FilterExpression:         aws.String(liveRunFilter),
+				ExpressionAttributeNames: liveRunNames,
+				ExpressionAttributeValues: map[string]types.AttributeValue{
+					":liveKey": sv(liveKey(shard)), ":runId": sv(runID),
+				},
+				ExclusiveStartKey: start,
+			})
+			if err != nil {
+				return nil, fmt.Errorf("live shard %d: %w", shard, err)
+			}
+			for _, item := range out.Items {
+				id, err := getS(item, task.AttrTaskID, true)
+				if err != nil {
+					return nil, fmt.Errorf("live shard %d: %w", shard, err)
+				}
+				if id > after {
+					ids = append(ids, id)
+				}
+			}
+			if len(out.LastEvaluatedKey) == 0 {
+				break
+			}
+			start = out.LastEvaluatedKey
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids), nil
+}
 
-var countNames = names(runKeyCondition, countProjection)
+// idEntries makes index-entry-shaped items of task ids, for rows.
+func idEntries(ids []string) []map[string]types.AttributeValue {
+	out := make([]map[string]types.AttributeValue, len(ids))
+	for i, id := range ids {
+		out[i] = key(id)
+	}
+	return out
+}
 
 // RunCounts counts a run's tasks per state, with every state present in the
-// map. It queries the byRun index projecting only the status; DynamoDB
-// still charges reads by the size of each index item, so a count costs
-// about as much as reading the run.
+// map. Terminal tasks are counted from the done index, projecting only
+// the status (DynamoDB still charges reads by the size of each index
+// entry). Live tasks are found in the live index, filtered on runId, and
+// their status is read from the table, half a read unit per live task:
+// the index leaves the status out so that a claim writes no index entry.
 func (s *Store) RunCounts(ctx context.Context, runID string) (map[task.State]int, error) {
+	fail := func(err error) (map[task.State]int, error) {
+		return nil, fmt.Errorf("dynamostore: run %s counts: %w", runID, err)
+	}
 	if runID == "" {
 		return nil, fmt.Errorf("dynamostore: run counts: %w: empty run id", ErrInvalidInput)
 	}
@@ -196,32 +427,48 @@ func (s *Store) RunCounts(ctx context.Context, runID string) (map[task.State]int
 	for {
 		out, err := s.api.Query(ctx, &dynamodb.QueryInput{
 			TableName:                 aws.String(s.table),
-			IndexName:                 aws.String(IndexByRun),
-			KeyConditionExpression:    aws.String(runKeyCondition),
+			IndexName:                 aws.String(IndexDone),
+			KeyConditionExpression:    aws.String(doneCondition),
 			ProjectionExpression:      aws.String(countProjection),
 			ExpressionAttributeNames:  countNames,
 			ExpressionAttributeValues: map[string]types.AttributeValue{":runId": sv(runID)},
 			ExclusiveStartKey:         start,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("dynamostore: run %s counts: %w", runID, err)
+			return fail(err)
 		}
 		for _, item := range out.Items {
 			status, err := getS(item, task.AttrStatus, true)
 			if err != nil {
-				return nil, fmt.Errorf("dynamostore: run %s counts: %w", runID, err)
+				return fail(err)
 			}
 			st, err := task.ParseState(status)
 			if err != nil {
-				return nil, fmt.Errorf("dynamostore: run %s counts: %w", runID, err)
+				return fail(err)
 			}
 			counts[st]++
 		}
 		if len(out.LastEvaluatedKey) == 0 {
-			return counts, nil
+			break
 		}
 		start = out.LastEvaluatedKey
 	}
+	live, err := s.runLiveIDs(ctx, runID, "")
+	if err != nil {
+		return fail(err)
+	}
+	rows, err := s.rows(ctx, idEntries(live))
+	if err != nil {
+		return fail(err)
+	}
+	for _, t := range rows {
+		// A task that became terminal since the done index was read is
+		// counted by neither, for this once.
+		if !t.State.Terminal() {
+			counts[t.State]++
+		}
+	}
+	return counts, nil
 }
 
 // Cursor kinds, so that a cursor from one listing cannot be fed to another.
@@ -234,8 +481,14 @@ const (
 type cursor struct {
 	Kind  string
 	Scope string // the state (live) or run id (run) it was issued for
-	Shard int
-	Key   map[string]types.AttributeValue
+	Shard int    // live: the live index's shard
+	// Key is the ExclusiveStartKey: of the live index's shard (live), or
+	// of the done index (run).
+	Key map[string]types.AttributeValue
+	// After is the last live task id a run listing returned, and DoneEnd
+	// says it has read the whole done index.
+	After   string
+	DoneEnd bool
 }
 
 // cursorWire is the JSON inside the base64url text. Key values are S or N
@@ -245,6 +498,8 @@ type cursorWire struct {
 	Scope string              `json:"s"`
 	Shard int                 `json:"h,omitempty"`
 	Key   map[string]keyValue `json:"e,omitempty"`
+	After string              `json:"a,omitempty"`
+	Done  bool                `json:"d,omitempty"`
 }
 
 type keyValue struct {
@@ -253,13 +508,13 @@ type keyValue struct {
 }
 
 // maxCursorBytes bounds the text decodeCursor accepts: three keys of at
-// most 2 KiB each, plus framing.
+// most 2 KiB each (an index's two and the table's), plus framing.
 const maxCursorBytes = 16 << 10
 
 var errBadCursor = errors.New("malformed cursor")
 
 func (c cursor) encode() (string, error) {
-	w := cursorWire{Kind: c.Kind, Scope: c.Scope, Shard: c.Shard}
+	w := cursorWire{Kind: c.Kind, Scope: c.Scope, Shard: c.Shard, After: c.After, Done: c.DoneEnd}
 	if len(c.Key) > 0 {
 		w.Key = make(map[string]keyValue, len(c.Key))
 		for name, v := range c.Key {
@@ -280,8 +535,8 @@ func (c cursor) encode() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
-// decodeCursor parses a cursor issued for kind and scope. For a live cursor
-// shards bounds the shard number.
+// decodeCursor parses a cursor issued for kind and scope; its shard number
+// must be below shards.
 func decodeCursor(text, kind, scope string, shards int) (cursor, error) {
 	if len(text) > maxCursorBytes {
 		return cursor{}, fmt.Errorf("%w: %w: %d bytes", ErrInvalidInput, errBadCursor, len(text))
@@ -297,10 +552,13 @@ func decodeCursor(text, kind, scope string, shards int) (cursor, error) {
 	if w.Kind != kind || w.Scope != scope {
 		return cursor{}, fmt.Errorf("%w: cursor belongs to a %s listing of %q, not %s %q", ErrInvalidInput, w.Kind, w.Scope, kind, scope)
 	}
-	if w.Shard < 0 || (kind == cursorLive && w.Shard >= shards) || (kind != cursorLive && w.Shard != 0) {
+	if w.Shard < 0 || w.Shard >= shards {
 		return cursor{}, fmt.Errorf("%w: %w: shard %d out of range", ErrInvalidInput, errBadCursor, w.Shard)
 	}
-	c := cursor{Kind: w.Kind, Scope: w.Scope, Shard: w.Shard}
+	if len(w.After) > maxKeyBytes {
+		return cursor{}, fmt.Errorf("%w: %w: task id of %d bytes", ErrInvalidInput, errBadCursor, len(w.After))
+	}
+	c := cursor{Kind: w.Kind, Scope: w.Scope, Shard: w.Shard, After: w.After, DoneEnd: w.Done}
 	if len(w.Key) > 0 {
 		if len(w.Key) > 3 {
 			return cursor{}, fmt.Errorf("%w: %w: %d key attributes", ErrInvalidInput, errBadCursor, len(w.Key))

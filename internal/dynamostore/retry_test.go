@@ -145,26 +145,36 @@ func TestResultTTL(t *testing.T) {
 	}
 }
 
-func TestLiveIndexAttributes(t *testing.T) {
+func TestIndexAttributes(t *testing.T) {
 	t.Parallel()
 	l := dynamostoretest.NewLocal(t)
 	s := newStore(t, l, l.Client, func(o *dynamostore.Options) { o.LiveShards = 16 })
 	lifecycle(t, s)
 	pending := rawItem(t, l, "pending")
-	require.Regexp(t, `^Pending#(0\d|1[0-5])$`, attrS(t, pending, dynamostore.AttrLiveKey))
-	require.Equal(t, formatInt(t0.UnixMilli()), attrN(t, pending, dynamostore.AttrDueAt))
-	running := rawItem(t, l, "running")
-	require.Regexp(t, `^Running#(0\d|1[0-5])$`, attrS(t, running, dynamostore.AttrLiveKey))
-	require.Equal(t, formatInt(t0.Add(tasktest.Lease).UnixMilli()), attrN(t, running, dynamostore.AttrDueAt))
-	// The shard is a function of the id alone: Pending and Running agree.
-	_, err := s.Claim(t.Context(), task.ClaimParams{TaskID: "pending", Token: "tok", Now: t0, Lease: tasktest.Lease})
+	require.Regexp(t, `^live#(0\d|1[0-5])$`, attrS(t, pending, dynamostore.AttrLiveKey))
+	require.Equal(t, formatInt(t0.UnixMilli()), attrN(t, pending, dynamostore.AttrLiveSince))
+	require.NotContains(t, pending, dynamostore.AttrDoneRun)
+	// A claim and a release change no index attribute: the live index
+	// entry is written when the task becomes live and deleted when it
+	// stops being live, and nothing in between.
+	before := rawItem(t, l, "pending")
+	_, err := s.Claim(t.Context(), task.ClaimParams{TaskID: "pending", Token: "tok", Now: t0.Add(time.Minute), Lease: tasktest.Lease})
 	require.NoError(t, err)
-	require.Equal(t, "Running"+attrS(t, pending, dynamostore.AttrLiveKey)[len("Pending"):], attrS(t, rawItem(t, l, "pending"), dynamostore.AttrLiveKey))
+	require.NoError(t, s.Release(t.Context(), task.ReleaseParams{TaskID: "pending", Token: "tok", Now: t0.Add(2 * time.Minute), Reason: "x"}))
+	after := rawItem(t, l, "pending")
+	for _, name := range []string{dynamostore.AttrLiveKey, dynamostore.AttrLiveSince, task.AttrRunID, task.AttrTaskID} {
+		require.Equal(t, before[name], after[name], name)
+	}
 	for _, id := range []string{"finished", "failed", "exhausted"} {
 		item := rawItem(t, l, id)
-		require.NotContains(t, item, dynamostore.AttrLiveKey, "%s must leave the sparse index", id)
-		require.NotContains(t, item, dynamostore.AttrDueAt, id)
+		require.NotContains(t, item, dynamostore.AttrLiveKey, "%s must leave the sparse live index", id)
+		require.NotContains(t, item, dynamostore.AttrLiveSince, id)
+		require.Equal(t, attrS(t, item, task.AttrRunID), attrS(t, item, dynamostore.AttrDoneRun), "%s must enter the done index under its run", id)
 	}
+	require.NoError(t, s.Retry(t.Context(), dynamostore.RetryParams{TaskID: "failed", From: []task.State{task.StateFailed}, Now: t0.Add(time.Hour)}))
+	retried := rawItem(t, l, "failed")
+	require.NotContains(t, retried, dynamostore.AttrDoneRun, "a retried task leaves the done index")
+	require.Equal(t, formatInt(t0.Add(time.Hour).UnixMilli()), attrN(t, retried, dynamostore.AttrLiveSince))
 }
 
 func TestRetryRowWrittenWithoutLiveKey(t *testing.T) {

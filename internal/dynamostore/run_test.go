@@ -20,16 +20,20 @@ func TestRunTasksAndCounts(t *testing.T) {
 	run2 := newTasks("run-2", "b", 3)
 	require.NoError(t, s.Create(t.Context(), append(append([]task.Task{}, run1...), run2...)))
 
-	for _, id := range []string{"a-000", "a-001", "a-002"} {
+	// Terminal and live tasks interleave in id order: the listing merges
+	// the done index (a-000, a-001, a-004, a-006) with the live one.
+	for _, id := range []string{"a-000", "a-001", "a-002", "a-004", "a-006"} {
 		_, err := s.Claim(t.Context(), task.ClaimParams{TaskID: id, Token: "tok", Now: t0, Lease: tasktest.Lease})
 		require.NoError(t, err)
 	}
 	require.NoError(t, s.Finish(t.Context(), task.FinishParams{TaskID: "a-000", Token: "tok", Now: t0}))
 	require.NoError(t, s.Fail(t.Context(), task.FailParams{TaskID: "a-001", Token: "tok", Now: t0, Kind: task.KindFatal, Reason: "404"}))
+	require.NoError(t, s.Finish(t.Context(), task.FinishParams{TaskID: "a-004", Token: "tok", Now: t0}))
+	require.NoError(t, s.Finish(t.Context(), task.FinishParams{TaskID: "a-006", Token: "tok", Now: t0}))
 
 	counts, err := s.RunCounts(t.Context(), "run-1")
 	require.NoError(t, err)
-	require.Equal(t, map[task.State]int{task.StatePending: 4, task.StateRunning: 1, task.StateFinished: 1, task.StateFailed: 1}, counts)
+	require.Equal(t, map[task.State]int{task.StatePending: 2, task.StateRunning: 1, task.StateFinished: 3, task.StateFailed: 1}, counts)
 	counts, err = s.RunCounts(t.Context(), "run-2")
 	require.NoError(t, err)
 	require.Equal(t, map[task.State]int{task.StatePending: 3, task.StateRunning: 0, task.StateFinished: 0, task.StateFailed: 0}, counts)
@@ -37,8 +41,11 @@ func TestRunTasksAndCounts(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, map[task.State]int{task.StatePending: 0, task.StateRunning: 0, task.StateFinished: 0, task.StateFailed: 0}, counts)
 
-	for _, limit := range []int{1, 2, 3, 7, 0} {
-		var got []string
+	for _, limit := range []int{1, 2, 3, 4, 7, 0} {
+		var (
+			got    []string
+			states []task.State
+		)
 		cursor := ""
 		for pages := 0; ; pages++ {
 			require.Less(t, pages, 100)
@@ -48,12 +55,15 @@ func TestRunTasksAndCounts(t *testing.T) {
 				require.LessOrEqual(t, len(page.Tasks), limit)
 			}
 			got = append(got, ids(page.Tasks)...)
+			states = append(states, statesOf(page.Tasks)...)
 			if page.NextCursor == "" {
 				break
 			}
 			cursor = page.NextCursor
 		}
 		require.Equal(t, ids(run1), got, "limit %d: the run's tasks, in id order, exactly once", limit)
+		require.Equal(t, []task.State{task.StateFinished, task.StateFailed, task.StateRunning, task.StatePending,
+			task.StateFinished, task.StatePending, task.StateFinished}, states, "limit %d", limit)
 	}
 
 	page, err := s.RunTasks(t.Context(), "run-1", "", 2)
@@ -95,4 +105,12 @@ func TestListLiveCursorBoundToState(t *testing.T) {
 			return
 		}
 	}
+}
+
+func statesOf(ts []task.Task) []task.State {
+	out := make([]task.State, len(ts))
+	for i, t := range ts {
+		out[i] = t.State
+	}
+	return out
 }

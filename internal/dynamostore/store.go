@@ -54,13 +54,15 @@ type Options struct {
 	// ResultTTL, when positive, makes terminal rows expire that long after
 	// they finished (the expiresAt attribute). 0 keeps them forever.
 	ResultTTL time.Duration
-	// BatchAttempts bounds how many times Create sends one batch; 0 means
+	// BatchAttempts bounds how many times Create sends one batch, and a
+	// row read one BatchGetItem, while keys come back unprocessed; 0 means
 	// DefaultBatchAttempts.
 	BatchAttempts int
 	// Now is the clock used by Create for tasks without a CreatedAt; nil
 	// means time.Now. Every other operation takes its time in its params.
 	Now func() time.Time
-	// Sleep waits between BatchWriteItem retries; nil means a timer that
+	// Sleep waits between BatchWriteItem and BatchGetItem retries; nil
+	// means a timer that
 	// returns ctx.Err() when ctx ends first.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Rand returns a number in [0, 1) for the backoff jitter; nil means

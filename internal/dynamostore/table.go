@@ -15,40 +15,39 @@ import (
 
 // TableInput returns the CreateTable request for a task table named name:
 // on-demand billing, a NEW_AND_OLD_IMAGES stream (the Pipe's source), key
-// taskId, and the byRun and live global secondary indexes, both projecting
-// ALL. Terraform's task-table module must create the same layout; the
+// taskId, and the live (projecting runId) and done (projecting ALL) global
+// secondary indexes. Terraform's task-table module must create the same layout; the
 // package documentation is the reference. TTL is not part of CreateTable
 // in the DynamoDB API; see CreateTable.
 func TableInput(name string) *dynamodb.CreateTableInput {
-	all := &types.Projection{ProjectionType: types.ProjectionTypeAll}
 	return &dynamodb.CreateTableInput{
 		TableName:   aws.String(name),
 		BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{
 			{AttributeName: aws.String(task.AttrTaskID), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String(task.AttrRunID), AttributeType: types.ScalarAttributeTypeS},
 			{AttributeName: aws.String(AttrLiveKey), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String(AttrDueAt), AttributeType: types.ScalarAttributeTypeN},
+			{AttributeName: aws.String(AttrLiveSince), AttributeType: types.ScalarAttributeTypeN},
+			{AttributeName: aws.String(AttrDoneRun), AttributeType: types.ScalarAttributeTypeS},
 		},
 		KeySchema: []types.KeySchemaElement{
 			{AttributeName: aws.String(task.AttrTaskID), KeyType: types.KeyTypeHash},
 		},
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
 			{
-				IndexName: aws.String(IndexByRun),
-				KeySchema: []types.KeySchemaElement{
-					{AttributeName: aws.String(task.AttrRunID), KeyType: types.KeyTypeHash},
-					{AttributeName: aws.String(task.AttrTaskID), KeyType: types.KeyTypeRange},
-				},
-				Projection: all,
-			},
-			{
 				IndexName: aws.String(IndexLive),
 				KeySchema: []types.KeySchemaElement{
 					{AttributeName: aws.String(AttrLiveKey), KeyType: types.KeyTypeHash},
-					{AttributeName: aws.String(AttrDueAt), KeyType: types.KeyTypeRange},
+					{AttributeName: aws.String(AttrLiveSince), KeyType: types.KeyTypeRange},
 				},
-				Projection: all,
+				Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{task.AttrRunID}},
+			},
+			{
+				IndexName: aws.String(IndexDone),
+				KeySchema: []types.KeySchemaElement{
+					{AttributeName: aws.String(AttrDoneRun), KeyType: types.KeyTypeHash},
+					{AttributeName: aws.String(task.AttrTaskID), KeyType: types.KeyTypeRange},
+				},
+				Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
 			},
 		},
 		StreamSpecification: &types.StreamSpecification{

@@ -3,6 +3,7 @@ package dynamostore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -31,14 +32,18 @@ func TestTableLayout(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, map[types.KeyType]string{types.KeyTypeHash: "taskId"}, keySchema(out.Table.KeySchema))
 	indexes := map[string]map[types.KeyType]string{}
+	projections := map[string]string{}
 	for _, g := range out.Table.GlobalSecondaryIndexes {
 		indexes[aws.ToString(g.IndexName)] = keySchema(g.KeySchema)
-		require.Equal(t, types.ProjectionTypeAll, g.Projection.ProjectionType)
+		projections[aws.ToString(g.IndexName)] = fmt.Sprint(g.Projection.ProjectionType, g.Projection.NonKeyAttributes)
 	}
 	require.Equal(t, map[string]map[types.KeyType]string{
-		"byRun": {types.KeyTypeHash: "runId", types.KeyTypeRange: "taskId"},
-		"live":  {types.KeyTypeHash: "liveKey", types.KeyTypeRange: "dueAt"},
+		"live": {types.KeyTypeHash: "liveKey", types.KeyTypeRange: "liveSince"},
+		"done": {types.KeyTypeHash: "doneRun", types.KeyTypeRange: "taskId"},
 	}, indexes)
+	// The live index carries no attribute that a claim or a release
+	// changes, so those writes cost no index write.
+	require.Equal(t, map[string]string{"live": "INCLUDE[runId]", "done": "ALL[]"}, projections)
 
 	// The rest, checked on the request itself.
 	in := dynamostore.TableInput("x")
@@ -49,7 +54,7 @@ func TestTableLayout(t *testing.T) {
 	for _, a := range in.AttributeDefinitions {
 		attrs[aws.ToString(a.AttributeName)] = a.AttributeType
 	}
-	require.Equal(t, map[string]types.ScalarAttributeType{"taskId": "S", "runId": "S", "liveKey": "S", "dueAt": "N"}, attrs)
+	require.Equal(t, map[string]types.ScalarAttributeType{"taskId": "S", "liveKey": "S", "liveSince": "N", "doneRun": "S"}, attrs)
 }
 
 // tableFake records CreateTable, reports CREATING twice, then ACTIVE.

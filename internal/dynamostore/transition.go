@@ -21,8 +21,14 @@ import (
 // an old token, so its write fails and changes nothing.
 const fence = "#status = :running AND #claimToken = :token"
 
+// setDoneRun is the update clause of every write that makes a task
+// terminal: the row enters IndexDone under its run (noRun when it has
+// none, since an index key cannot be empty).
+const setDoneRun = "#doneRun = if_not_exists(#runId, :noRun)"
+
 // Finish implements task.Store. The row leaves the live index (liveKey and
-// dueAt are removed) and keeps claimToken as a record of who finished it.
+// liveSince are removed), enters the done index, and keeps claimToken as a
+// record of who finished it.
 func (s *Store) Finish(ctx context.Context, p task.FinishParams) error {
 	if err := validateHolder(p.TaskID, p.Token, p.Now); err != nil {
 		return fmt.Errorf("dynamostore: finish task %s: %w: %w", p.TaskID, ErrInvalidInput, err)
@@ -38,10 +44,11 @@ func (s *Store) Finish(ctx context.Context, p task.FinishParams) error {
 		":finished": sv(string(task.StateFinished)),
 		":now":      msv(p.Now),
 	}
-	set := []string{"#status = :finished", "#updatedAt = :now", "#finishedAt = :now"}
+	set := []string{"#status = :finished", "#updatedAt = :now", "#finishedAt = :now", setDoneRun}
+	values[":noRun"] = sv(noRun)
 	// A finished task carries no error: the failures of earlier attempts
 	// are history (attempts says how many there were), not its outcome.
-	remove := []string{"#liveKey", "#dueAt", "#errorKind", "#lastError"}
+	remove := []string{"#liveKey", "#liveSince", "#errorKind", "#lastError"}
 	if len(p.Result) > 0 {
 		set = append(set, "#result = :result")
 		values[":result"] = sv(string(p.Result))
@@ -68,19 +75,21 @@ func (s *Store) Fail(ctx context.Context, p task.FailParams) error {
 		":now":    msv(p.Now),
 		":kind":   sv(string(p.Kind)),
 		":reason": sv(task.Truncate(p.Reason, task.MaxErrorBytes)),
+		":noRun":  sv(noRun),
 	}
-	set := []string{"#status = :failed", "#updatedAt = :now", "#finishedAt = :now", "#errorKind = :kind", "#lastError = :reason"}
+	set := []string{"#status = :failed", "#updatedAt = :now", "#finishedAt = :now", "#errorKind = :kind", "#lastError = :reason", setDoneRun}
 	if s.ttl > 0 {
 		set = append(set, "#expiresAt = :expiresAt")
 		values[":expiresAt"] = nv(s.expiresAt(p.Now))
 	}
-	return s.fenced(ctx, "fail", p.TaskID, p.Token, set, []string{"#liveKey", "#dueAt"}, values)
+	return s.fenced(ctx, "fail", p.TaskID, p.Token, set, []string{"#liveKey", "#liveSince"}, values)
 }
 
 // Release implements task.Store. The task stays Running with its token, so
 // the stream sees no "becomes Pending" change and the Pipe does not
-// re-dispatch it; its lease and live-index due time become p.Now, so the
-// next delivery (SQS redelivery, or the reconciler) can claim it at once.
+// re-dispatch it; its lease ends at p.Now, so the next delivery (SQS
+// redelivery, or the reconciler) can claim it at once. No index key or
+// projected attribute changes, so a release costs no index write.
 // Keeping the token lets the reconciler still fence a Fail(KindStuck) on it.
 func (s *Store) Release(ctx context.Context, p task.ReleaseParams) error {
 	if err := validateHolder(p.TaskID, p.Token, p.Now); err != nil {
@@ -91,7 +100,7 @@ func (s *Store) Release(ctx context.Context, p task.ReleaseParams) error {
 		":kind":   sv(string(task.KindRetryable)),
 		":reason": sv(task.Truncate(p.Reason, task.MaxErrorBytes)),
 	}
-	set := []string{"#leaseExpiresAt = :now", "#dueAt = :now", "#updatedAt = :now", "#errorKind = :kind", "#lastError = :reason"}
+	set := []string{"#leaseExpiresAt = :now", "#updatedAt = :now", "#errorKind = :kind", "#lastError = :reason"}
 	return s.fenced(ctx, "release", p.TaskID, p.Token, set, nil, values)
 }
 
@@ -181,7 +190,8 @@ type RetryParams struct {
 
 // Retry is the operator's re-queue (taskpipe retry): if the task is in one of
 // p.From, it becomes Pending with attempts 0 and the claim, result, error
-// and TTL attributes removed, and returns to the live index. The change to
+// and TTL attributes removed, and moves from the done index back to the
+// live index. The change to
 // Pending is what the Pipe dispatches. It returns an error wrapping
 // task.ErrNotFound for an unknown id and ErrWrongState when the task is in
 // another state; neither writes anything.
@@ -193,7 +203,7 @@ func (s *Store) Retry(ctx context.Context, p RetryParams) error {
 		":pending": sv(string(task.StatePending)),
 		":zero":    nv(0),
 		":now":     msv(p.Now),
-		":liveKey": sv(liveKey(task.StatePending, shardOf(p.TaskID, s.shards))),
+		":liveKey": sv(liveKey(shardOf(p.TaskID, s.shards))),
 	}
 	refs := make([]string, len(p.From))
 	for i, st := range p.From {
@@ -202,8 +212,8 @@ func (s *Store) Retry(ctx context.Context, p RetryParams) error {
 	}
 	cond := "#status IN (" + strings.Join(refs, ", ") + ")"
 	update := updateExpr(
-		[]string{"#status = :pending", "#attempts = :zero", "#updatedAt = :now", "#liveKey = :liveKey", "#dueAt = :now"},
-		[]string{"#claimToken", "#leaseExpiresAt", "#finishedAt", "#result", "#lastError", "#errorKind", "#expiresAt"},
+		[]string{"#status = :pending", "#attempts = :zero", "#updatedAt = :now", "#liveKey = :liveKey", "#liveSince = :now"},
+		[]string{"#claimToken", "#leaseExpiresAt", "#finishedAt", "#result", "#lastError", "#errorKind", "#expiresAt", "#doneRun"},
 	)
 	_, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           aws.String(s.table),

@@ -31,7 +31,7 @@ const (
 
 // Reconciler is the recovery path for everything the stream, the Pipe or a
 // DLQ lost (docs/design.md §3). Each run lists live tasks through the store's
-// sparse index, never the table:
+// sparse index, never scanning the table:
 //
 //   - Pending for longer than PendingGrace: a new work message is sent
 //     (the row is not written; a duplicate message is harmless).

@@ -33,7 +33,8 @@ type Store interface {
 
 	// ListLive returns live (non-terminal) tasks in one state whose due time
 	// is before p.DueBefore: for Pending the time it became Pending, for
-	// Running its lease expiry. It reads a sparse index, never the table.
+	// Running its lease expiry. It queries a sparse index and reads only
+	// the rows that index names; it never scans the table.
 	ListLive(ctx context.Context, p ListLiveParams) (LivePage, error)
 }
 

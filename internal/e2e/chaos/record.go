@@ -149,7 +149,7 @@ func webFaults(web *fixtureweb.Web, rep *demo.Report) WebFaults {
 	return w
 }
 
-// readRows reads the run's rows through the store (the byRun index).
+// readRows reads the run's rows through the store (its done and live indexes).
 func readRows(ctx context.Context, store *dynamostore.Store, runID string) ([]Row, error) {
 	var rows []Row
 	cursor := ""

@@ -10,21 +10,26 @@ import (
 )
 
 // Index is a global secondary index as the write-unit arithmetic needs
-// it: its key attributes. Every index of the task table projects ALL
-// attributes (terraform/modules/task-table), so an index entry is as large
-// as the item.
+// it: its key attributes and what it projects.
 type Index struct {
-	Name          string
-	Hash, Range   string
+	Name        string
+	Hash, Range string
+	// ProjectsWhole is projection ALL; otherwise the entry holds the
+	// index keys, the table key and Projected.
 	ProjectsWhole bool
+	Projected     []string
 }
 
+// tableKey is the task table's partition key, part of every index entry.
+const tableKey = "taskId"
+
 // taskIndexes are the task table's indexes (internal/dynamostore doc.go,
-// terraform/modules/task-table/main.tf): byRun (runId, taskId) and the
-// sparse live index (liveKey, dueAt), both projecting ALL.
+// terraform/modules/task-table/main.tf): the sparse live index (liveKey,
+// liveSince) projecting runId, and the sparse done index (doneRun,
+// taskId) projecting ALL.
 var taskIndexes = []Index{
-	{Name: "byRun", Hash: "runId", Range: "taskId", ProjectsWhole: true},
-	{Name: "live", Hash: "liveKey", Range: "dueAt", ProjectsWhole: true},
+	{Name: "live", Hash: "liveKey", Range: "liveSince", Projected: []string{"runId"}},
+	{Name: "done", Hash: "doneRun", Range: "taskId", ProjectsWhole: true},
 }
 
 // DynamoUsage is the DynamoDB work of the run: writes priced from the
@@ -115,8 +120,8 @@ func (u *DynamoUsage) addRequests(counts []localcloud.CallerCount) {
 // WriteUnits returns the write request units one successful write
 // consumed, given the item's old and new images (nil when absent): on the
 // table, the larger image in 1 KB units; on each index, a put, an update
-// or a delete of the index entry, and two writes when the index key
-// changed. Per the DynamoDB developer guide, "Capacity unit consumption
+// or a delete of the index entry, two writes when the index key changed,
+// and none when neither the key nor a projected attribute changed. Per the DynamoDB developer guide, "Capacity unit consumption
 // for write operations" and "Provisioned throughput considerations for
 // Global Secondary Indexes" (GSI.html#GSI.ThroughputConsiderations.Writes).
 func WriteUnits(old, nw map[string]streamtypes.AttributeValue, indexes []Index) (table, index float64) {
@@ -130,11 +135,13 @@ func WriteUnits(old, nw map[string]streamtypes.AttributeValue, indexes []Index) 
 		inNew := nw != nil && has(nw, ix.Hash) && (ix.Range == "" || has(nw, ix.Range))
 		oldEntry, newEntry := oldSize, newSize
 		if !ix.ProjectsWhole {
-			oldEntry, newEntry = keySize(old, ix), keySize(nw, ix)
+			oldEntry, newEntry = entrySize(old, ix), entrySize(nw, ix)
 		}
 		switch {
 		case inOld && inNew && sameKey(old, nw, ix):
-			index += kbUnits(max(oldEntry, newEntry))
+			if ix.ProjectsWhole || !sameAttrs(old, nw, ix.Projected) {
+				index += kbUnits(max(oldEntry, newEntry))
+			}
 		case inOld && inNew:
 			index += kbUnits(oldEntry) + kbUnits(newEntry)
 		case inNew:
@@ -158,14 +165,29 @@ func sameKey(a, b map[string]streamtypes.AttributeValue, ix Index) bool {
 	return attrString(a[ix.Hash]) == attrString(b[ix.Hash]) && (ix.Range == "" || attrString(a[ix.Range]) == attrString(b[ix.Range]))
 }
 
-func keySize(item map[string]streamtypes.AttributeValue, ix Index) int {
+// entrySize is the size of a projecting index's entry: its keys, the
+// table key and the projected attributes the item has.
+func entrySize(item map[string]streamtypes.AttributeValue, ix Index) int {
 	n := 0
-	for _, k := range []string{ix.Hash, ix.Range} {
-		if v, ok := item[k]; ok && k != "" {
+	seen := map[string]bool{}
+	for _, k := range append([]string{ix.Hash, ix.Range, tableKey}, ix.Projected...) {
+		if v, ok := item[k]; ok && k != "" && !seen[k] {
+			seen[k] = true
 			n += len(k) + attrSize(v)
 		}
 	}
 	return n
+}
+
+func sameAttrs(a, b map[string]streamtypes.AttributeValue, names []string) bool {
+	for _, k := range names {
+		av, aok := a[k]
+		bv, bok := b[k]
+		if aok != bok || (aok && attrString(av) != attrString(bv)) {
+			return false
+		}
+	}
+	return true
 }
 
 // attrString is a comparable rendering of a key attribute (S, N or B).

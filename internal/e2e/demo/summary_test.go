@@ -91,20 +91,24 @@ func TestItemSize(t *testing.T) {
 func TestWriteUnits(t *testing.T) {
 	t.Parallel()
 	big := strings.Repeat("x", 1500) // pushes an item past 1 KB
-	pending := item{"taskId": s("r/1"), "runId": s("r"), "status": s("Pending"), "liveKey": s("Pending#01"), "dueAt": n("1")}
-	running := item{"taskId": s("r/1"), "runId": s("r"), "status": s("Running"), "liveKey": s("Running#01"), "dueAt": n("2")}
-	runningLater := item{"taskId": s("r/1"), "runId": s("r"), "status": s("Running"), "liveKey": s("Running#01"), "dueAt": n("2"), "lastError": s("e")}
-	finished := item{"taskId": s("r/1"), "runId": s("r"), "status": s("Finished"), "result": s(big)}
+	pending := item{"taskId": s("r/1"), "runId": s("r"), "status": s("Pending"), "liveKey": s("live#01"), "liveSince": n("1")}
+	running := item{"taskId": s("r/1"), "runId": s("r"), "status": s("Running"), "liveKey": s("live#01"), "liveSince": n("1"), "leaseExpiresAt": n("9")}
+	released := item{"taskId": s("r/1"), "runId": s("r"), "status": s("Running"), "liveKey": s("live#01"), "liveSince": n("1"), "leaseExpiresAt": n("2"), "lastError": s("e")}
+	finished := item{"taskId": s("r/1"), "runId": s("r"), "status": s("Finished"), "doneRun": s("r"), "result": s(big)}
+	moved := item{"taskId": s("r/1"), "runId": s("q"), "status": s("Running"), "liveKey": s("live#01"), "liveSince": n("1")}
+	retried := item{"taskId": s("r/1"), "runId": s("r"), "status": s("Pending"), "liveKey": s("live#01"), "liveSince": n("7")}
 	tests := []struct {
 		name         string
 		old, new     item
 		table, index float64
 	}{
 		{"nothing", nil, nil, 0, 0},
-		{"insert: table, byRun and live put", nil, pending, 1, 2},
-		{"claim moves the live key: delete and put", pending, running, 1, 1 + 2},
-		{"same live key: one update per index", running, runningLater, 1, 2},
-		{"finish leaves the live index; the bigger image counts", running, finished, 2, 2 + 1},
+		{"insert: table and live put", nil, pending, 1, 1},
+		{"claim changes nothing the live index holds", pending, running, 1, 0},
+		{"release neither", running, released, 1, 0},
+		{"a projected attribute changed: one update", running, moved, 1, 1},
+		{"finish: live delete, done put of the whole item; the bigger image counts", running, finished, 2, 1 + 2},
+		{"retry: done delete, live put", finished, retried, 2, 2 + 1},
 		{"remove", finished, nil, 2, 2},
 	}
 	for _, tc := range tests {
@@ -121,9 +125,9 @@ func TestDynamoUsageFromRecordsAndRequests(t *testing.T) {
 	t.Parallel()
 	var u DynamoUsage
 	u.addRecord(streamtypes.Record{EventName: streamtypes.OperationTypeInsert, Dynamodb: &streamtypes.StreamRecord{
-		NewImage: item{"taskId": s("r/1"), "runId": s("r")}}})
+		NewImage: item{"taskId": s("r/1"), "doneRun": s("r")}}})
 	u.addRecord(streamtypes.Record{EventName: streamtypes.OperationTypeModify, Dynamodb: &streamtypes.StreamRecord{
-		OldImage: item{"taskId": s("r/1"), "runId": s("r")}, NewImage: item{"taskId": s("r/1"), "runId": s("r"), "x": s("y")}}})
+		OldImage: item{"taskId": s("r/1"), "doneRun": s("r")}, NewImage: item{"taskId": s("r/1"), "doneRun": s("r"), "x": s("y")}}})
 	u.addRecord(streamtypes.Record{EventName: streamtypes.OperationTypeModify}) // no images: ignored
 	u.addRequests([]localcloud.CallerCount{
 		{Caller: localcloud.ClientCaller, Service: "dynamodb", Operation: "BatchWriteItem", Count: 1},
@@ -136,7 +140,7 @@ func TestDynamoUsageFromRecordsAndRequests(t *testing.T) {
 	require.Equal(t, 1, u.Modifies)
 	require.Equal(t, 2, u.StreamRecords())
 	require.Equal(t, 2.0, u.TableWriteUnits)
-	require.Equal(t, 2.0, u.IndexWriteUnits) // byRun put and update
+	require.Equal(t, 2.0, u.IndexWriteUnits) // done put and update
 	require.Equal(t, int64(3), u.FailedWrites, "4 UpdateItem calls left 1 MODIFY record")
 	require.Equal(t, 7.0, u.WriteUnits())
 	require.Equal(t, int64(16), u.PipelineReads)

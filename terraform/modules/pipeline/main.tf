@@ -251,6 +251,13 @@ module "reconciler" {
       resources = [module.table.live_index_arn]
     },
     {
+      # The live index leaves out the status and the lease, so the
+      # reconciler reads the rows of the entries older than its grace.
+      sid       = "ReadLiveTasks"
+      actions   = ["dynamodb:BatchGetItem"]
+      resources = [module.table.table_arn]
+    },
+    {
       sid       = "FailStuckTasks"
       actions   = ["dynamodb:UpdateItem"]
       resources = [module.table.table_arn]

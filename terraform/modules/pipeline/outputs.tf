@@ -135,9 +135,9 @@ output "live_index_name" {
   value       = module.table.live_index_name
 }
 
-output "by_run_index_name" {
-  description = "Name of the task table's by-run index."
-  value       = module.table.by_run_index_name
+output "done_index_name" {
+  description = "Name of the task table's sparse index of terminal tasks per run."
+  value       = module.table.done_index_name
 }
 
 output "lambda_environment" {

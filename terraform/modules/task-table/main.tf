@@ -3,8 +3,8 @@
 # and indexes, this module only declares them.
 
 locals {
-  by_run_index_name = "byRun"
-  live_index_name   = "live"
+  live_index_name = "live"
+  done_index_name = "done"
 }
 
 # tfsec:ignore:aws-dynamodb-table-customer-key -- Encrypted at rest with the AWS managed key (aws/dynamodb); a customer key needs grants for the pipe and both functions that these modules deliberately do not manage (README, "Encryption").
@@ -27,50 +27,63 @@ resource "aws_dynamodb_table" "this" {
   }
 
   attribute {
-    name = "runId"
-    type = "S"
-  }
-
-  attribute {
     name = "liveKey"
     type = "S"
   }
 
   attribute {
-    name = "dueAt"
+    name = "liveSince"
     type = "N"
   }
 
-  # Progress counts and result export per run, without a Scan.
-  # key_schema blocks: hash_key and range_key are deprecated in 6.x
-  # (https://github.com/hashicorp/terraform-provider-aws/blob/v6.47.0/website/docs/r/dynamodb_table.html.markdown).
-  global_secondary_index {
-    name            = local.by_run_index_name
-    projection_type = "ALL"
-
-    key_schema {
-      attribute_name = "runId"
-      key_type       = "HASH"
-    }
-    key_schema {
-      attribute_name = "taskId"
-      key_type       = "RANGE"
-    }
+  attribute {
+    name = "doneRun"
+    type = "S"
   }
 
-  # Sparse index of live (non-terminal) tasks for the reconciler: the store
-  # removes liveKey when a task becomes terminal, so the index size follows
-  # the live work, not the table's history.
+  # DynamoDB writes an index entry only when its key or a projected
+  # attribute changes (GSI.html#GSI.ThroughputConsiderations.Writes), so the
+  # projections decide the index writes per task: the live entry is put at
+  # creation and deleted at the terminal write, the done entry is put at the
+  # terminal write, and a claim or a release writes no index at all.
+  # key_schema blocks: hash_key and range_key are deprecated in 6.x
+  # (https://github.com/hashicorp/terraform-provider-aws/blob/v6.47.0/website/docs/r/dynamodb_table.html.markdown).
+
+  # Sparse index of live (non-terminal) tasks for the reconciler, sharded on
+  # liveKey ("live#NN") and sorted by the time a task became live; the store
+  # removes both when a task becomes terminal, so the index size follows the
+  # live work. It projects runId (never changed) and leaves out the status
+  # and the lease, which every claim changes: the reconciler reads the rows
+  # of the few entries older than its grace.
   global_secondary_index {
-    name            = local.live_index_name
-    projection_type = "ALL"
+    name               = local.live_index_name
+    projection_type    = "INCLUDE"
+    non_key_attributes = ["runId"]
 
     key_schema {
       attribute_name = "liveKey"
       key_type       = "HASH"
     }
     key_schema {
-      attribute_name = "dueAt"
+      attribute_name = "liveSince"
+      key_type       = "RANGE"
+    }
+  }
+
+  # Sparse index of terminal tasks per run, for progress counts and the
+  # results export without a Scan: doneRun is set by the terminal write,
+  # which is also the last write of the row, so projecting ALL costs one
+  # index write per task.
+  global_secondary_index {
+    name            = local.done_index_name
+    projection_type = "ALL"
+
+    key_schema {
+      attribute_name = "doneRun"
+      key_type       = "HASH"
+    }
+    key_schema {
+      attribute_name = "taskId"
       key_type       = "RANGE"
     }
   }

@@ -18,13 +18,8 @@ output "stream_label" {
   value       = aws_dynamodb_table.this.stream_label
 }
 
-output "by_run_index_name" {
-  description = "Name of the GSI keyed by runId (range key taskId)."
-  value       = local.by_run_index_name
-}
-
 output "live_index_name" {
-  description = "Name of the sparse GSI of live tasks, keyed by liveKey (range key dueAt)."
+  description = "Name of the sparse GSI of live tasks, keyed by liveKey (range key liveSince)."
   value       = local.live_index_name
 }
 
@@ -33,7 +28,12 @@ output "live_index_arn" {
   value       = "${aws_dynamodb_table.this.arn}/index/${local.live_index_name}"
 }
 
-output "by_run_index_arn" {
-  description = "ARN of the byRun GSI, for Query permissions."
-  value       = "${aws_dynamodb_table.this.arn}/index/${local.by_run_index_name}"
+output "done_index_name" {
+  description = "Name of the sparse GSI of terminal tasks, keyed by doneRun (range key taskId)."
+  value       = local.done_index_name
+}
+
+output "done_index_arn" {
+  description = "ARN of the done GSI, for Query permissions."
+  value       = "${aws_dynamodb_table.this.arn}/index/${local.done_index_name}"
 }
