@@ -87,7 +87,7 @@ func checkListStreamsOnAnyResource(c *checker) {
 var functionActions = map[string][]string{
 	// s3:PutObject writes the site document under the result prefix;
 	// kms:GenerateDataKey is granted only with a customer key on the bucket.
-	"scraper":    {"dynamodb:UpdateItem", "kms:GenerateDataKey", "s3:PutObject", "sqs:ChangeMessageVisibility", "sqs:SendMessage"},
+	"scraper": {"dynamodb:UpdateItem", "kms:GenerateDataKey", "s3:PutObject", "sqs:ChangeMessageVisibility", "sqs:SendMessage"},
 	// dynamodb:BatchGetItem reads the rows the live index names (it leaves
 	// out the status and the lease, which claims change).
 	"reconciler": {"dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem", "pipes:DescribePipe", "sqs:SendMessage"},
