@@ -218,7 +218,7 @@ const (
 	doneCondition   = "#doneRun = :runId"
 	liveRunKey      = "#liveKey = :liveKey"
 	liveRunFilter   = "#runId = :runId"
-	countProjection = "#status"
+	countProjection = "#taskId, #status"
 )
 
 var (
@@ -407,11 +407,13 @@ func idEntries(ids []string) []map[string]types.AttributeValue {
 }
 
 // RunCounts counts a run's tasks per state, with every state present in the
-// map. Terminal tasks are counted from the done index, projecting only
-// the status (DynamoDB still charges reads by the size of each index
-// entry). Live tasks are found in the live index, filtered on runId, and
-// their status is read from the table, half a read unit per live task:
-// the index leaves the status out so that a claim writes no index entry.
+// map. Live tasks are found in the live index, filtered on runId, and
+// their status is read from the table, half a read unit per live task (the
+// index leaves the status out so that a claim writes no index entry).
+// Terminal tasks are then counted from the done index, projecting only the
+// id and the status (DynamoDB still charges reads by the size of each
+// index entry). Reading live before done, and letting a task's done entry
+// replace its live reading, counts a task that ends in between once.
 func (s *Store) RunCounts(ctx context.Context, runID string) (map[task.State]int, error) {
 	fail := func(err error) (map[task.State]int, error) {
 		return nil, fmt.Errorf("dynamostore: run %s counts: %w", runID, err)
@@ -419,9 +421,20 @@ func (s *Store) RunCounts(ctx context.Context, runID string) (map[task.State]int
 	if runID == "" {
 		return nil, fmt.Errorf("dynamostore: run counts: %w: empty run id", ErrInvalidInput)
 	}
-	counts := make(map[task.State]int, len(task.States()))
-	for _, st := range task.States() {
-		counts[st] = 0
+	live, err := s.runLiveIDs(ctx, runID, "")
+	if err != nil {
+		return fail(err)
+	}
+	rows, err := s.rows(ctx, idEntries(live))
+	if err != nil {
+		return fail(err)
+	}
+	state := make(map[string]task.State, len(rows))
+	for _, t := range rows {
+		// Terminal by now: its done entry counts it.
+		if !t.State.Terminal() {
+			state[t.ID] = t.State
+		}
 	}
 	var start map[string]types.AttributeValue
 	for {
@@ -438,35 +451,29 @@ func (s *Store) RunCounts(ctx context.Context, runID string) (map[task.State]int
 			return fail(err)
 		}
 		for _, item := range out.Items {
+			id, err := getS(item, task.AttrTaskID, true)
+			if err != nil {
+				return fail(err)
+			}
 			status, err := getS(item, task.AttrStatus, true)
 			if err != nil {
 				return fail(err)
 			}
-			st, err := task.ParseState(status)
-			if err != nil {
+			if state[id], err = task.ParseState(status); err != nil {
 				return fail(err)
 			}
-			counts[st]++
 		}
 		if len(out.LastEvaluatedKey) == 0 {
 			break
 		}
 		start = out.LastEvaluatedKey
 	}
-	live, err := s.runLiveIDs(ctx, runID, "")
-	if err != nil {
-		return fail(err)
+	counts := make(map[task.State]int, len(task.States()))
+	for _, st := range task.States() {
+		counts[st] = 0
 	}
-	rows, err := s.rows(ctx, idEntries(live))
-	if err != nil {
-		return fail(err)
-	}
-	for _, t := range rows {
-		// A task that became terminal since the done index was read is
-		// counted by neither, for this once.
-		if !t.State.Terminal() {
-			counts[t.State]++
-		}
+	for _, st := range state {
+		counts[st]++
 	}
 	return counts, nil
 }
