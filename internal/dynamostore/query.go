@@ -362,39 +362,47 @@ merge:
 func (s *Store) runLiveIDs(ctx context.Context, runID, after string) ([]string, error) {
 	var ids []string
 	for shard := range s.shards {
-		var start map[string]types.AttributeValue
-		for {
-			out, err := s.api.Query(ctx, &dynamodb.QueryInput{
-				TableName:                aws.String(s.table),
-				IndexName:                aws.String(IndexLive),
-				KeyConditionExpression:   aws.String(liveRunKey),
-				FilterExpression:         aws.String(liveRunFilter),
-				ExpressionAttributeNames: liveRunNames,
-				ExpressionAttributeValues: map[string]types.AttributeValue{
-					":liveKey": sv(liveKey(shard)), ":runId": sv(runID),
-				},
-				ExclusiveStartKey: start,
-			})
-			if err != nil {
-				return nil, fmt.Errorf("live shard %d: %w", shard, err)
+		err := s.queryAll(ctx, &dynamodb.QueryInput{
+			TableName:                aws.String(s.table),
+			IndexName:                aws.String(IndexLive),
+			KeyConditionExpression:   aws.String(liveRunKey),
+			FilterExpression:         aws.String(liveRunFilter),
+			ExpressionAttributeNames: liveRunNames,
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":liveKey": sv(liveKey(shard)), ":runId": sv(runID),
+			},
+		}, func(item map[string]types.AttributeValue) error {
+			id, err := getS(item, task.AttrTaskID, true)
+			if err == nil && id > after {
+				ids = append(ids, id)
 			}
-			for _, item := range out.Items {
-				id, err := getS(item, task.AttrTaskID, true)
-				if err != nil {
-					return nil, fmt.Errorf("live shard %d: %w", shard, err)
-				}
-				if id > after {
-					ids = append(ids, id)
-				}
-			}
-			if len(out.LastEvaluatedKey) == 0 {
-				break
-			}
-			start = out.LastEvaluatedKey
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("live shard %d: %w", shard, err)
 		}
 	}
 	slices.Sort(ids)
 	return slices.Compact(ids), nil
+}
+
+// queryAll runs in page after page, passing each item to fn.
+func (s *Store) queryAll(ctx context.Context, in *dynamodb.QueryInput, fn func(map[string]types.AttributeValue) error) error {
+	for {
+		out, err := s.api.Query(ctx, in)
+		if err != nil {
+			return err
+		}
+		for _, item := range out.Items {
+			if err := fn(item); err != nil {
+				return err
+			}
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
 }
 
 // idEntries makes index-entry-shaped items of task ids, for rows.
@@ -436,37 +444,27 @@ func (s *Store) RunCounts(ctx context.Context, runID string) (map[task.State]int
 			state[t.ID] = t.State
 		}
 	}
-	var start map[string]types.AttributeValue
-	for {
-		out, err := s.api.Query(ctx, &dynamodb.QueryInput{
-			TableName:                 aws.String(s.table),
-			IndexName:                 aws.String(IndexDone),
-			KeyConditionExpression:    aws.String(doneCondition),
-			ProjectionExpression:      aws.String(countProjection),
-			ExpressionAttributeNames:  countNames,
-			ExpressionAttributeValues: map[string]types.AttributeValue{":runId": sv(runID)},
-			ExclusiveStartKey:         start,
-		})
+	err = s.queryAll(ctx, &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		IndexName:                 aws.String(IndexDone),
+		KeyConditionExpression:    aws.String(doneCondition),
+		ProjectionExpression:      aws.String(countProjection),
+		ExpressionAttributeNames:  countNames,
+		ExpressionAttributeValues: map[string]types.AttributeValue{":runId": sv(runID)},
+	}, func(item map[string]types.AttributeValue) error {
+		id, err := getS(item, task.AttrTaskID, true)
 		if err != nil {
-			return fail(err)
+			return err
 		}
-		for _, item := range out.Items {
-			id, err := getS(item, task.AttrTaskID, true)
-			if err != nil {
-				return fail(err)
-			}
-			status, err := getS(item, task.AttrStatus, true)
-			if err != nil {
-				return fail(err)
-			}
-			if state[id], err = task.ParseState(status); err != nil {
-				return fail(err)
-			}
+		status, err := getS(item, task.AttrStatus, true)
+		if err != nil {
+			return err
 		}
-		if len(out.LastEvaluatedKey) == 0 {
-			break
-		}
-		start = out.LastEvaluatedKey
+		state[id], err = task.ParseState(status)
+		return err
+	})
+	if err != nil {
+		return fail(err)
 	}
 	counts := make(map[task.State]int, len(task.States()))
 	for _, st := range task.States() {
