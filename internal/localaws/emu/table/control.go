@@ -55,6 +55,11 @@ type table struct {
 
 	// writeMu serializes writes to the table (see Service.mu).
 	writeMu sync.Mutex
+	// view is held shared by reads of the table's items and exclusively
+	// by writes while they change them, so that a read sees a write whole
+	// or not at all: never a failed write before it is undone, nor the
+	// steps that take an item out of an index (index.go).
+	view sync.RWMutex
 }
 
 type index struct {

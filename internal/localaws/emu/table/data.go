@@ -116,6 +116,7 @@ func (s *Service) capture(targets []target, write func() error) ([]item, error) 
 			t.writeMu.Unlock()
 		}
 	}()
+	defer viewLocks(locked, true)()
 
 	olds := make([]item, len(targets))
 	for i, tg := range targets {
@@ -135,13 +136,16 @@ func (s *Service) capture(targets []target, write func() error) ([]item, error) 
 	batches := map[*Stream][]*Record{}
 	var order []*Stream
 	for i, tg := range targets {
-		st := tg.t.stream
-		if st == nil {
-			continue
-		}
 		nw, err := s.read(tg.t, tg.key)
 		if err != nil {
 			return olds, captureFault("read new image of "+tg.t.name, err)
+		}
+		if err := s.dropLeftEntries(tg.t, tg.key, olds[i], nw); err != nil {
+			return olds, err
+		}
+		st := tg.t.stream
+		if st == nil {
+			continue
 		}
 		if r := s.record(tg.t, st, olds[i], nw); r != nil {
 			if batches[st] == nil {
@@ -183,6 +187,9 @@ func (s *Service) restore(targets []target, olds []item) error {
 		}
 		if err != nil {
 			return captureFault("undo failed write to "+tg.t.name, err)
+		}
+		if err := s.dropLeftEntries(tg.t, tg.key, cur, olds[i]); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -275,9 +282,11 @@ func (s *Service) getItemOp(body []byte) (any, error) {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if _, err := s.dataTable(in.TableName); err != nil {
+	t, err := s.dataTable(in.TableName)
+	if err != nil {
 		return nil, err
 	}
+	defer viewLocks([]*table{t}, false)()
 	out, err := s.db.GetItem(bg, &in)
 	if err != nil {
 		return nil, err
@@ -460,6 +469,7 @@ func (s *Service) query(body []byte) (any, error) {
 	if err := t.checkConsistentRead(in.IndexName, in.ConsistentRead); err != nil {
 		return nil, err
 	}
+	defer viewLocks([]*table{t}, false)()
 	if attr, ok := t.numberSortKey(aws.ToString(in.IndexName)); ok {
 		return s.queryNumeric(t, &in, attr)
 	}
@@ -507,6 +517,7 @@ func (s *Service) scan(body []byte) (any, error) {
 	if in.Segment != nil && *in.Segment > 0 {
 		return page(nil, nil, in.Select), nil
 	}
+	defer viewLocks([]*table{t}, false)()
 	out, err := s.db.Scan(bg, &in)
 	if err != nil {
 		return nil, err
@@ -533,11 +544,15 @@ func (s *Service) batchGetItem(body []byte) (any, error) {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	var read []*table
 	for name := range in.RequestItems {
-		if _, err := s.dataTable(&name); err != nil {
+		t, err := s.dataTable(&name)
+		if err != nil {
 			return nil, err
 		}
+		read = append(read, t)
 	}
+	defer viewLocks(read, false)()
 	out, err := s.db.BatchGetItem(bg, &in)
 	if err != nil {
 		return nil, err
@@ -717,14 +732,18 @@ func (s *Service) transactGetItems(body []byte) (any, error) {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	var read []*table
 	for _, ti := range in.TransactItems {
 		if ti.Get == nil {
 			return nil, validation("1 validation error detected: Value null at 'transactItems.member.get' failed to satisfy constraint: Member must not be null")
 		}
-		if _, err := s.dataTable(ti.Get.TableName); err != nil {
+		t, err := s.dataTable(ti.Get.TableName)
+		if err != nil {
 			return nil, err
 		}
+		read = append(read, t)
 	}
+	defer viewLocks(read, false)()
 	out, err := s.db.TransactGetItems(bg, &in)
 	if err != nil {
 		return nil, err
