@@ -36,9 +36,10 @@ func newCallerCounter() *callerCounter {
 }
 
 // middleware counts function-originated requests; it never answers one.
-// It runs before the service, when a REST operation may not be named yet,
-// but functions call only the JSON protocols (DynamoDB, SQS, ...), whose
-// operation the router knows from X-Amz-Target.
+// It runs before the service, so it sees the operations the router knows
+// beforehand: from X-Amz-Target for the JSON protocols, and from the
+// services that implement emu.OperationNamer for the REST ones the
+// functions call (S3, Pipes).
 func (cc *callerCounter) middleware(_ http.ResponseWriter, r *http.Request, op emu.Op) bool {
 	c, ok := emu.CallerFrom(r.Context())
 	if !ok || op.Service == emu.ServiceAdmin {

@@ -19,14 +19,47 @@ import (
 func listQueuesAs(t *testing.T, c *localcloud.Cloud, fn string) {
 	t.Helper()
 	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{}`))
-	req.Host = "localhost"
 	req.Header.Set("X-Amz-Target", "AmazonSQS.ListQueues")
 	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
-	req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/sqs/aws4_request, SignedHeaders=host, Signature=x")
+	rec := sendAs(t, c, fn, "sqs", req)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+}
+
+// sendAs signs req (in form only) for service and sends it through the
+// router tagged with the calling function.
+func sendAs(t *testing.T, c *localcloud.Cloud, fn, service string, req *http.Request) *httptest.ResponseRecorder {
+	t.Helper()
+	req.Host = "localhost"
+	req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/"+service+"/aws4_request, SignedHeaders=host, Signature=x")
 	req = req.WithContext(emu.WithCaller(req.Context(), &emu.Caller{Function: fn, Instance: "i-1"}))
 	rec := httptest.NewRecorder()
 	c.Router().ServeHTTP(rec, req)
-	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	return rec
+}
+
+// TestCountsByCallerNamesRESTOperations: the functions also call REST
+// services (the reconciler DescribePipe, the scraper PutObject), whose
+// operation is known only from the method and path; their rows must name
+// it, as the totals do, not "Unknown".
+func TestCountsByCallerNamesRESTOperations(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, tc := range []struct {
+		service, method, path, fn, op string
+	}{
+		{"pipes", http.MethodGet, "/v1/pipes/absent", "reconciler", "DescribePipe"},
+		{"s3", http.MethodPut, "/absent-bucket/runs/r/t.json", "scraper", "PutObject"},
+	} {
+		rec := sendAs(t, b.cloud, tc.fn, tc.service, httptest.NewRequest(tc.method, tc.path, strings.NewReader(`{}`)))
+		require.Equal(t, http.StatusNotFound, rec.Code, rec.Body.String())
+		var got []localcloud.CallerCount
+		for _, c := range b.cloud.CountsByCaller() {
+			if c.Service == tc.service {
+				got = append(got, c)
+			}
+		}
+		require.Equal(t, []localcloud.CallerCount{{Caller: tc.fn, Service: tc.service, Operation: tc.op, Count: 1}}, got)
+	}
 }
 
 func TestCountsByCallerSplitsFunctionsFromClients(t *testing.T) {

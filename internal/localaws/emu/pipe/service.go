@@ -170,6 +170,16 @@ func (s *Service) pipeARN(name string) string {
 	return "arn:aws:pipes:" + s.opts.Region + ":" + s.opts.AccountID + ":pipe/" + name
 }
 
+// OperationName implements emu.OperationNamer: the operation from the
+// method and path, "" for a request no route matches.
+func (s *Service) OperationName(r *http.Request) string {
+	op, _, err := route(r)
+	if err != nil {
+		return ""
+	}
+	return op
+}
+
 // ServeHTTP implements http.Handler for the REST-JSON routes of
 // aws-sdk-go-v2 service/pipes serializers.go.
 func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
