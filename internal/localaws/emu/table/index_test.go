@@ -15,27 +15,40 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// sparseIndexes are the two index shapes the task table has: a Number sort
-// key (ordered by the emulator) and a String one (ordered by minidyn).
-var sparseIndexes = []struct{ name, hash, rng string }{
-	{"byLive", "live", "due"},
-	{"byRun", "run", "id"},
-}
+// sparseIndex is a GSI of the test tables; its sort key is a Number
+// when it is named "due" (ordered by the emulator), else a String
+// (ordered by minidyn).
+type sparseIndex struct{ name, hash, rng string }
 
-func (b *testBundle) createSparseTable(t *testing.T, name string) {
-	t.Helper()
+var (
+	byLive = sparseIndex{"byLive", "live", "due"}
+	byRun  = sparseIndex{"byRun", "run", "id"}
+	// sparseIndexes are the two index shapes the task table has.
+	sparseIndexes = []sparseIndex{byLive, byRun}
+)
+
+// sparseTableInput is a table keyed by id with the given indexes, which
+// project every attribute.
+func sparseTableInput(name string, indexes ...sparseIndex) *dynamodb.CreateTableInput {
 	in := &dynamodb.CreateTableInput{
 		TableName:   aws.String(name),
 		BillingMode: ddbtypes.BillingModePayPerRequest,
 		AttributeDefinitions: []ddbtypes.AttributeDefinition{
 			{AttributeName: aws.String("id"), AttributeType: ddbtypes.ScalarAttributeTypeS},
-			{AttributeName: aws.String("live"), AttributeType: ddbtypes.ScalarAttributeTypeS},
-			{AttributeName: aws.String("due"), AttributeType: ddbtypes.ScalarAttributeTypeN},
-			{AttributeName: aws.String("run"), AttributeType: ddbtypes.ScalarAttributeTypeS},
 		},
 		KeySchema: []ddbtypes.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: ddbtypes.KeyTypeHash}},
 	}
-	for _, ix := range sparseIndexes {
+	for _, ix := range indexes {
+		for _, a := range []string{ix.hash, ix.rng} {
+			if slices.ContainsFunc(in.AttributeDefinitions, func(d ddbtypes.AttributeDefinition) bool { return aws.ToString(d.AttributeName) == a }) {
+				continue
+			}
+			typ := ddbtypes.ScalarAttributeTypeS
+			if a == "due" {
+				typ = ddbtypes.ScalarAttributeTypeN
+			}
+			in.AttributeDefinitions = append(in.AttributeDefinitions, ddbtypes.AttributeDefinition{AttributeName: aws.String(a), AttributeType: typ})
+		}
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, ddbtypes.GlobalSecondaryIndex{
 			IndexName: aws.String(ix.name),
 			KeySchema: []ddbtypes.KeySchemaElement{
@@ -45,7 +58,12 @@ func (b *testBundle) createSparseTable(t *testing.T, name string) {
 			Projection: &ddbtypes.Projection{ProjectionType: ddbtypes.ProjectionTypeAll},
 		})
 	}
-	_, err := b.ddb.CreateTable(context.Background(), in)
+	return in
+}
+
+func (b *testBundle) createSparseTable(t *testing.T, name string) {
+	t.Helper()
+	_, err := b.ddb.CreateTable(context.Background(), sparseTableInput(name, sparseIndexes...))
 	require.NoError(t, err)
 }
 

@@ -17,25 +17,9 @@ import (
 // (live S, due N), the shape of the task table's live index.
 func (b *testBundle) createIndexedTable(t *testing.T, name string) {
 	t.Helper()
-	_, err := b.ddb.CreateTable(context.Background(), &dynamodb.CreateTableInput{
-		TableName:   aws.String(name),
-		BillingMode: ddbtypes.BillingModePayPerRequest,
-		AttributeDefinitions: []ddbtypes.AttributeDefinition{
-			{AttributeName: aws.String("id"), AttributeType: ddbtypes.ScalarAttributeTypeS},
-			{AttributeName: aws.String("live"), AttributeType: ddbtypes.ScalarAttributeTypeS},
-			{AttributeName: aws.String("due"), AttributeType: ddbtypes.ScalarAttributeTypeN},
-		},
-		KeySchema: []ddbtypes.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: ddbtypes.KeyTypeHash}},
-		GlobalSecondaryIndexes: []ddbtypes.GlobalSecondaryIndex{{
-			IndexName: aws.String("byLive"),
-			KeySchema: []ddbtypes.KeySchemaElement{
-				{AttributeName: aws.String("live"), KeyType: ddbtypes.KeyTypeHash},
-				{AttributeName: aws.String("due"), KeyType: ddbtypes.KeyTypeRange},
-			},
-			Projection: &ddbtypes.Projection{ProjectionType: ddbtypes.ProjectionTypeAll},
-		}},
-		StreamSpecification: &ddbtypes.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: ddbtypes.StreamViewTypeNewAndOldImages},
-	})
+	in := sparseTableInput(name, byLive)
+	in.StreamSpecification = &ddbtypes.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: ddbtypes.StreamViewTypeNewAndOldImages}
+	_, err := b.ddb.CreateTable(context.Background(), in)
 	require.NoError(t, err)
 }
 
