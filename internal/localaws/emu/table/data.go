@@ -136,6 +136,10 @@ func (s *Service) capture(targets []target, write func() error) ([]item, error) 
 	batches := map[*Stream][]*Record{}
 	var order []*Stream
 	for i, tg := range targets {
+		st := tg.t.stream
+		if st == nil && len(tg.t.gsis)+len(tg.t.lsis) == 0 {
+			continue // no record to emit, no index entry to drop
+		}
 		nw, err := s.read(tg.t, tg.key)
 		if err != nil {
 			return olds, captureFault("read new image of "+tg.t.name, err)
@@ -143,7 +147,6 @@ func (s *Service) capture(targets []target, write func() error) ([]item, error) 
 		if err := s.dropLeftEntries(tg.t, tg.key, olds[i], nw); err != nil {
 			return olds, err
 		}
-		st := tg.t.stream
 		if st == nil {
 			continue
 		}
